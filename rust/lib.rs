@@ -1,0 +1,8 @@
+//! subword: exact, fast byte-level BPE.
+//!
+//! Pipeline: `specials` splits text at special tokens → `pretokenize` cuts pieces → `encode` maps
+//! each piece to ids (whole-piece lookup, word cache, rank merging) ; `vocab` is the single source
+//! of truth for ids and bytes; `formats` reads and writes vocabulary files; `python` is the binding.
+
+pub mod error;
+pub mod pretokenize;

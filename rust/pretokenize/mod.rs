@@ -1,0 +1,159 @@
+//! Pre-tokenization: cutting text into the pieces that BPE encodes independently.
+//!
+//! The built-in patterns run as hand-written scanners (no regex engine, no backtracking, one pass);
+//! any other pattern runs on `fancy-regex`, the engine tiktoken uses, so lookaround works. A pattern
+//! string equal to a built-in one gets the scanner automatically. `tests` in this module check each
+//! scanner against `fancy-regex` running the original pattern.
+
+mod classes;
+mod scan_cl100k;
+mod scan_gpt2;
+mod scan_o200k;
+
+use crate::error::{Error, Result};
+
+pub const GPT2_PATTERN: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+/// The pattern as first published with GPT-2; it splits text exactly like [`GPT2_PATTERN`].
+pub const GPT2_ORIGINAL_PATTERN: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+pub const O200K_PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    r"|\p{N}{1,3}",
+    r"| ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    r"|\s*[\r\n]+",
+    r"|\s+(?!\S)",
+    r"|\s+"
+);
+
+/// Names accepted wherever a pattern is asked for.
+pub const PATTERN_NAMES: &[(&str, &str)] = &[
+    ("gpt2", GPT2_PATTERN),
+    ("r50k_base", GPT2_PATTERN),
+    ("p50k_base", GPT2_PATTERN),
+    ("cl100k_base", CL100K_PATTERN),
+    ("o200k_base", O200K_PATTERN),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scanner {
+    Gpt2,
+    Cl100k,
+    O200k,
+}
+
+#[derive(Debug)]
+enum Engine {
+    Scanner(Scanner),
+    Regex(fancy_regex::Regex),
+    /// No pre-tokenization: the whole text is one piece.
+    Whole,
+}
+
+/// A compiled pre-tokenization pattern.
+#[derive(Debug)]
+pub struct Pattern {
+    source: String,
+    engine: Engine,
+}
+
+impl Pattern {
+    /// Compile `pattern`: a built-in name (`gpt2`, `cl100k_base`, …) or a regex.
+    pub fn new(pattern: &str) -> Result<Self> {
+        let source = PATTERN_NAMES
+            .iter()
+            .find(|(name, _)| *name == pattern)
+            .map_or(pattern, |(_, p)| p)
+            .to_string();
+        let engine = match source.as_str() {
+            GPT2_PATTERN | GPT2_ORIGINAL_PATTERN => Engine::Scanner(Scanner::Gpt2),
+            CL100K_PATTERN => Engine::Scanner(Scanner::Cl100k),
+            O200K_PATTERN => Engine::Scanner(Scanner::O200k),
+            _ => Engine::Regex(compile_regex(&source)?),
+        };
+        if let Engine::Scanner(_) = engine {
+            classes::tables();
+        }
+        Ok(Pattern { source, engine })
+    }
+
+    /// The identity pattern: no splitting at all.
+    pub fn whole() -> Self {
+        Pattern {
+            source: String::new(),
+            engine: Engine::Whole,
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    pub fn is_whole(&self) -> bool {
+        matches!(self.engine, Engine::Whole)
+    }
+
+    /// Call `f` with each piece of `text`, in order.
+    #[inline]
+    pub fn for_each_piece<'t>(
+        &self,
+        text: &'t str,
+        mut f: impl FnMut(&'t str) -> Result<()>,
+    ) -> Result<()> {
+        match &self.engine {
+            Engine::Scanner(s) => {
+                let t = classes::tables();
+                let b = text.as_bytes();
+                let next_end = match s {
+                    Scanner::Gpt2 => scan_gpt2::next_end,
+                    Scanner::Cl100k => scan_cl100k::next_end,
+                    Scanner::O200k => scan_o200k::next_end,
+                };
+                let mut i = 0;
+                while i < b.len() {
+                    let j = next_end(t, b, i);
+                    debug_assert!(j > i && text.is_char_boundary(j));
+                    f(&text[i..j])?;
+                    i = j;
+                }
+                Ok(())
+            }
+            Engine::Regex(re) => {
+                for m in re.find_iter(text) {
+                    let m = m.map_err(|e| Error::Pattern(format!("while matching: {e}")))?;
+                    f(m.as_str())?;
+                }
+                Ok(())
+            }
+            Engine::Whole => {
+                if text.is_empty() {
+                    Ok(())
+                } else {
+                    f(text)
+                }
+            }
+        }
+    }
+
+    /// The pieces of `text`, collected (for tests and inspection).
+    pub fn pieces<'t>(&self, text: &'t str) -> Result<Vec<&'t str>> {
+        let mut out = Vec::new();
+        self.for_each_piece(text, |p| {
+            out.push(p);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+}
+
+fn compile_regex(source: &str) -> Result<fancy_regex::Regex> {
+    fancy_regex::RegexBuilder::new(source)
+        .backtrack_limit(10_000_000)
+        .build()
+        .map_err(|e| Error::Pattern(format!("cannot compile pattern {source:?}: {e}")))
+}
+
+#[cfg(test)]
+mod tests;

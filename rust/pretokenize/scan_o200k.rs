@@ -1,0 +1,123 @@
+//! Scanner for the o200k pattern (alternatives in order):
+//! 1. `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?`
+//! 2. `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?`
+//! 3. `\p{N}{1,3}`   4. ` ?[^\s\p{L}\p{N}]+[\r\n/]*`   5. `\s*[\r\n]+`   6. `\s+(?!\S)`   7. `\s+`
+//!
+//! Nothing here is possessive, so the scanner reproduces the backtracking order: the optional
+//! leading char is first taken, then dropped; the "upper" class U and the "lower" class W overlap
+//! (Lm, Lo and marks are in both), so in (1) `U*` backs off until a W char can follow. Marks are also
+//! in `[^\r\n\p{L}\p{N}]`, which is why both choices for the leading char must be tried.
+
+use super::classes::{is_other, len_before, run_end, Tables, CRLF, L, LL, LM, LO, LT, LU, M, N, S};
+
+const U: u16 = LU | LT | LM | LO | M;
+const W: u16 = LL | LM | LO | M;
+
+/// `U* W+` from `s`: the end of the match, if any.
+#[inline]
+fn lower_word(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
+    let mut j = s;
+    let mut last_w = None;
+    while j < b.len() {
+        let (c, n) = t.at(b, j);
+        if c & U == 0 {
+            break;
+        }
+        if c & W != 0 {
+            last_w = Some(j + n);
+        }
+        j += n;
+    }
+    if j < b.len() && t.at(b, j).0 & W != 0 {
+        return Some(run_end(t, b, j, |c| c & W != 0));
+    }
+    last_w
+}
+
+/// `U+ W*` from `s`.
+#[inline]
+fn upper_word(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
+    let j = run_end(t, b, s, |c| c & U != 0);
+    (j > s).then(|| run_end(t, b, j, |c| c & W != 0))
+}
+
+/// `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` at `e`.
+#[inline]
+fn with_contraction(t: &Tables, b: &[u8], e: usize) -> usize {
+    if e + 1 >= b.len() || b[e] != b'\'' {
+        return e;
+    }
+    let j = e + 1;
+    for x in [b's', b't', b'm', b'd'] {
+        if let Some(n) = t.folds_to(b, j, x) {
+            return j + n;
+        }
+    }
+    for [x, y] in [[b'r', b'e'], [b'v', b'e'], [b'l', b'l']] {
+        if let Some(n) = t.folds_to(b, j, x) {
+            if j + n < b.len() {
+                if let Some(m) = t.folds_to(b, j + n, y) {
+                    return j + n + m;
+                }
+            }
+        }
+    }
+    e
+}
+
+#[inline]
+pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
+    let (c0, n0) = t.at(b, i);
+    let leads = c0 & (CRLF | L | N) == 0 && i + n0 < b.len();
+    for word in [lower_word, upper_word] {
+        if leads {
+            if let Some(e) = word(t, b, i + n0) {
+                return with_contraction(t, b, e);
+            }
+        }
+        if let Some(e) = word(t, b, i) {
+            return with_contraction(t, b, e);
+        }
+    }
+    if c0 & N != 0 {
+        let mut j = i + n0;
+        for _ in 0..2 {
+            if j >= b.len() {
+                break;
+            }
+            let (c, n) = t.at(b, j);
+            if c & N == 0 {
+                break;
+            }
+            j += n;
+        }
+        return j;
+    }
+    let others_from = if is_other(c0) {
+        Some(i)
+    } else if b[i] == b' ' && i + 1 < b.len() && is_other(t.at(b, i + 1).0) {
+        Some(i + 1)
+    } else {
+        None
+    };
+    if let Some(s) = others_from {
+        let j = run_end(t, b, s, is_other);
+        return j + b[j..]
+            .iter()
+            .take_while(|&&x| matches!(x, b'\r' | b'\n' | b'/'))
+            .count();
+    }
+    let j = run_end(t, b, i, |c| c & S != 0);
+    if let Some(k) = b[i..j].iter().rposition(|&x| x == b'\r' || x == b'\n') {
+        return i + k + 1;
+    }
+    if j == b.len() {
+        return j;
+    }
+    let give_back = j - len_before(b, j);
+    if give_back > i {
+        give_back
+    } else {
+        j
+    }
+}

@@ -1,0 +1,104 @@
+//! Each scanner against fancy-regex running the original pattern, on random strings drawn from an
+//! alphabet that hits every class boundary the patterns care about.
+
+use super::*;
+
+const ALPHABET: &[&str] = &[
+    " ", " ", " ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\u{a0}", "\u{3000}", "\u{200b}",
+    "\u{2028}", "\u{85}", "a", "b", "s", "t", "l", "v", "e", "r", "d", "m", "S", "T", "L", "V", "E",
+    "R", "D", "M", "ſ", "K", "\u{212a}", "'", "'", "'", "0", "7", "٣", "Ⅻ", "½", "!", ".", "/", ",",
+    "-", "_", "中", "文", "한", "글", "ᄀ", "é", "\u{301}", "\u{5bf}", "ǅ", "ʰ", "ª", "Σ", "σ", "Я",
+    "я", "😀", "\u{200d}", "🇺", "\u{fe0f}", "ǈ", "ᾈ", "ﬀ", "\u{e000}",
+];
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn random_text(rng: &mut Rng) -> String {
+    let len = (rng.next() % 24) as usize;
+    (0..len)
+        .map(|_| ALPHABET[(rng.next() % ALPHABET.len() as u64) as usize])
+        .collect()
+}
+
+fn regex_pieces<'t>(re: &fancy_regex::Regex, text: &'t str) -> Vec<&'t str> {
+    re.find_iter(text).map(|m| m.unwrap().as_str()).collect()
+}
+
+fn check(pattern: &str, samples: usize, seed: u64) {
+    let scanner = Pattern::new(pattern).unwrap();
+    assert!(matches!(scanner.engine, Engine::Scanner(_)));
+    let re = fancy_regex::Regex::new(pattern).unwrap();
+    let mut rng = Rng(seed);
+    for _ in 0..samples {
+        let text = random_text(&mut rng);
+        assert_eq!(
+            scanner.pieces(&text).unwrap(),
+            regex_pieces(&re, &text),
+            "pattern {pattern:?} on {text:?}"
+        );
+    }
+}
+
+#[test]
+fn gpt2_scanner_matches_regex() {
+    check(GPT2_PATTERN, 200_000, 0x9e3779b97f4a7c15);
+}
+
+#[test]
+fn gpt2_original_pattern_splits_the_same() {
+    check(GPT2_ORIGINAL_PATTERN, 100_000, 0x2545f4914f6cdd1d);
+}
+
+#[test]
+fn cl100k_scanner_matches_regex() {
+    check(CL100K_PATTERN, 200_000, 0x1234567887654321);
+}
+
+#[test]
+fn o200k_scanner_matches_regex() {
+    check(O200K_PATTERN, 200_000, 0x0badc0ffee0ddf00);
+}
+
+#[test]
+fn scanners_match_regex_on_corpora() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return; // corpora are optional; the random tests above always run
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "txt") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // A 300 KB slice per file keeps the regex side fast in debug builds.
+        let mut end = text.len().min(300_000);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let text = &text[..end];
+        for pattern in [GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN] {
+            let re = fancy_regex::Regex::new(pattern).unwrap();
+            let ours = Pattern::new(pattern).unwrap();
+            assert_eq!(
+                ours.pieces(text).unwrap(),
+                regex_pieces(&re, text),
+                "{path:?} with {pattern:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn names_resolve_to_patterns() {
+    assert_eq!(Pattern::new("cl100k_base").unwrap().as_str(), CL100K_PATTERN);
+    assert!(Pattern::new("(unclosed").is_err());
+}
