@@ -4,5 +4,16 @@
 //! each piece to ids (whole-piece lookup, word cache, rank merging) ; `vocab` is the single source
 //! of truth for ids and bytes; `formats` reads and writes vocabulary files; `python` is the binding.
 
+pub mod encode;
 pub mod error;
 pub mod pretokenize;
+pub mod specials;
+pub mod vocab;
+
+pub use encode::Encoder;
+pub use error::{Error, Result};
+pub use vocab::{Rank, Vocab};
+pub mod formats;
+
+#[cfg(feature = "python")]
+mod python;

@@ -57,7 +57,11 @@ pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
         return j;
     }
     // `[^\r\n\p{L}\p{N}]?+\p{L}++`: a single non-letter, non-digit, non-line-break char leading letters.
-    let next = if i + n0 < b.len() { t.at(b, i + n0).0 } else { 0 };
+    let next = if i + n0 < b.len() {
+        t.at(b, i + n0).0
+    } else {
+        0
+    };
     if c0 & CRLF == 0 && next & L != 0 {
         return run_end(t, b, i + n0, |c| c & L != 0);
     }
@@ -71,7 +75,10 @@ pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
     };
     if let Some(s) = others_from {
         let j = run_end(t, b, s, is_other);
-        return j + b[j..].iter().take_while(|&&x| x == b'\r' || x == b'\n').count();
+        return j + b[j..]
+            .iter()
+            .take_while(|&&x| x == b'\r' || x == b'\n')
+            .count();
     }
     // Whitespace.
     let j = run_end(t, b, i, |c| c & S != 0);

@@ -1,0 +1,319 @@
+"""The tiktoken dialect: ``Encoding``, a drop-in for ``tiktoken.Encoding``.
+
+Everything here translates arguments and results; the work happens in ``subword._core``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import AbstractSet, Collection, Literal, Sequence
+
+from . import _core
+
+__all__ = ["Encoding"]
+
+Special = "Literal['all'] | AbstractSet[str] | Collection[str]"
+
+
+def _without_lone_surrogates(text: str) -> str:
+    # Python strs may hold lone surrogates, which UTF-8 cannot carry. Like tiktoken: pair up valid
+    # surrogate pairs, replace the rest with U+FFFD.
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _retry_without_surrogates(call, text, *args):
+    try:
+        return call(text, *args)
+    except UnicodeEncodeError:
+        return call(_without_lone_surrogates(text), *args)
+
+
+class Encoding:
+    """A byte-level BPE encoding with tiktoken's constructor, methods and ids.
+
+    >>> import subword
+    >>> enc = subword.get_encoding("cl100k_base")          # doctest: +SKIP
+    >>> enc.decode(enc.encode("hello world"))              # doctest: +SKIP
+    'hello world'
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        pat_str: str,
+        mergeable_ranks: dict[bytes, int],
+        special_tokens: dict[str, int],
+        explicit_n_vocab: int | None = None,
+    ):
+        core = _core.CoreBPE(dict(mergeable_ranks), dict(special_tokens), pat_str)
+        self._setup(name, pat_str, core, explicit_n_vocab)
+
+    def _setup(self, name, pat_str, core, explicit_n_vocab=None, ranks=None):
+        self.name = name
+        self._pat_str = pat_str
+        self._core = core
+        self._special_tokens = dict(core.special_tokens())
+        self._ranks_cache = ranks
+        self.max_token_value = core.max_token_value()
+        if explicit_n_vocab is not None:
+            n = core.n_mergeable() + len(self._special_tokens)
+            if n != explicit_n_vocab or self.max_token_value != explicit_n_vocab - 1:
+                raise ValueError(
+                    f"explicit_n_vocab={explicit_n_vocab} but the vocabulary has {n} tokens "
+                    f"with ids up to {self.max_token_value}; they must agree (n tokens, ids 0..n-1)"
+                )
+
+    @classmethod
+    def _from_core(cls, name, pat_str, core, explicit_n_vocab=None) -> "Encoding":
+        self = cls.__new__(cls)
+        self._setup(name, pat_str, core, explicit_n_vocab)
+        return self
+
+    # ----- construction from files -----
+
+    @classmethod
+    def from_tiktoken_file(
+        cls,
+        path: str | os.PathLike,
+        pat_str: str,
+        special_tokens: dict[str, int] | None = None,
+        name: str | None = None,
+    ) -> "Encoding":
+        """Load a ``.tiktoken`` ranks file. ``pat_str`` is a regex or a built-in name ("gpt2",
+        "cl100k_base", "o200k_base")."""
+        core = _core.CoreBPE.from_tiktoken_file(
+            os.fspath(path), list((special_tokens or {}).items()), pat_str
+        )
+        if name is None:
+            name = os.path.basename(os.fspath(path)).rsplit(".", 1)[0]
+        return cls._from_core(name, pat_str, core)
+
+    @classmethod
+    def from_gpt2_files(
+        cls, encoder_json: str | os.PathLike, vocab_bpe: str | os.PathLike, name: str = "gpt2"
+    ) -> "Encoding":
+        """Load GPT-2's original ``encoder.json`` and ``vocab.bpe``."""
+        core, _ = _core.CoreBPE.from_gpt2_files(
+            os.fspath(encoder_json), os.fspath(vocab_bpe), _core.GPT2_PATTERN
+        )
+        return cls._from_core(name, _core.GPT2_PATTERN, core)
+
+    def dump_tiktoken(self, path: str | os.PathLike) -> None:
+        """Write the mergeable ranks as a ``.tiktoken`` file (atomically)."""
+        self._core.dump_tiktoken(os.fspath(path))
+
+    def to_tiktoken(self):
+        """An equivalent ``tiktoken.Encoding`` (requires tiktoken)."""
+        import tiktoken
+
+        return tiktoken.Encoding(
+            self.name,
+            pat_str=self._core.pattern(),
+            mergeable_ranks=self._mergeable_ranks,
+            special_tokens=self._special_tokens,
+        )
+
+    # ----- encoding -----
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode ``text`` ignoring special tokens (they are ordinary text here)."""
+        return _retry_without_surrogates(self._core.encode_ordinary, text)
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """Encode ``text``. Specials in ``allowed_special`` become their ids; text matching a
+        special in ``disallowed_special`` raises ValueError (as in tiktoken)."""
+        return _retry_without_surrogates(
+            self._core.encode, text, allowed_special, disallowed_special
+        )
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ):
+        """Like ``encode`` but returns a ``numpy.uint32`` array."""
+        import numpy as np
+
+        buf = _retry_without_surrogates(
+            self._core.encode_to_bytes, text, allowed_special, disallowed_special
+        )
+        return np.frombuffer(buf, dtype=np.uint32)
+
+    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> list[list[int]]:
+        """Encode many texts in parallel (in Rust, without the GIL)."""
+        try:
+            return self._core.encode_ordinary_batch(text, num_threads)
+        except UnicodeEncodeError:
+            fixed = [_without_lone_surrogates(t) for t in text]
+            return self._core.encode_ordinary_batch(fixed, num_threads)
+
+    def encode_batch(
+        self,
+        text: Sequence[str],
+        *,
+        num_threads: int = 8,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[list[int]]:
+        """``encode`` for many texts in parallel."""
+        try:
+            return self._core.encode_batch(text, allowed_special, disallowed_special, num_threads)
+        except UnicodeEncodeError:
+            fixed = [_without_lone_surrogates(t) for t in text]
+            return self._core.encode_batch(fixed, allowed_special, disallowed_special, num_threads)
+
+    def encode_with_unstable(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> tuple[list[int], list[list[int]]]:
+        """Stable ids plus the possible completions of the unstable tail (tiktoken's contract)."""
+        return _retry_without_surrogates(
+            self._core.encode_with_unstable, text, allowed_special, disallowed_special
+        )
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of exactly one token; KeyError otherwise."""
+        if isinstance(text_or_bytes, str):
+            text_or_bytes = text_or_bytes.encode("utf-8")
+        return self._core.encode_single_token(text_or_bytes)
+
+    # ----- beyond tiktoken -----
+
+    def count(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> int:
+        """``len(encode(text))`` without building the list."""
+        return _retry_without_surrogates(
+            self._core.count, text, allowed_special, disallowed_special
+        )
+
+    def count_batch(
+        self,
+        text: Sequence[str],
+        *,
+        num_threads: int = 8,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[int]:
+        """``count`` for many texts in parallel."""
+        try:
+            return self._core.count_batch(text, allowed_special, disallowed_special, num_threads)
+        except UnicodeEncodeError:
+            fixed = [_without_lone_surrogates(t) for t in text]
+            return self._core.count_batch(fixed, allowed_special, disallowed_special, num_threads)
+
+    def tokens(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> list[bytes]:
+        """The pieces ``encode`` cuts ``text`` into, as bytes (a piece may be part of a char)."""
+        ids = self.encode(
+            text, allowed_special=allowed_special, disallowed_special=disallowed_special
+        )
+        return self._core.decode_tokens_bytes(ids)
+
+    # ----- decoding -----
+
+    def decode_bytes(self, tokens: Sequence[int]) -> bytes:
+        """Bytes of ``tokens``; KeyError for an unknown id."""
+        return self._core.decode_bytes(tokens)
+
+    def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
+        """Text of ``tokens``; invalid UTF-8 handled per ``errors`` (as in ``bytes.decode``)."""
+        return self._core.decode_bytes(tokens).decode("utf-8", errors=errors)
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        return self._core.decode_single_token_bytes(token)
+
+    def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]:
+        return self._core.decode_tokens_bytes(tokens)
+
+    def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
+        """Text and, per token, the character offset where it starts."""
+        data, offsets = self._core.decode_with_offsets(tokens)
+        return data.decode("utf-8", errors="strict"), offsets
+
+    def decode_batch(
+        self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8
+    ) -> list[str]:
+        return [
+            b.decode("utf-8", errors=errors)
+            for b in self._core.decode_bytes_batch(batch, num_threads)
+        ]
+
+    def decode_bytes_batch(
+        self, batch: Sequence[Sequence[int]], *, num_threads: int = 8
+    ) -> list[bytes]:
+        return self._core.decode_bytes_batch(batch, num_threads)
+
+    # ----- inspection -----
+
+    def token_byte_values(self) -> list[bytes]:
+        """Every mergeable token's bytes, sorted."""
+        return self._core.token_byte_values()
+
+    @property
+    def eot_token(self) -> int:
+        return self._special_tokens["<|endoftext|>"]
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        return set(self._special_tokens)
+
+    def is_special_token(self, token: int) -> bool:
+        return self._core.is_special(token)
+
+    @property
+    def n_vocab(self) -> int:
+        return self.max_token_value + 1
+
+    @property
+    def _mergeable_ranks(self) -> dict[bytes, int]:
+        if self._ranks_cache is None:
+            self._ranks_cache = self._core.mergeable_ranks()
+        return self._ranks_cache
+
+    def __repr__(self) -> str:
+        return f"<Encoding {self.name!r}>"
+
+    # ----- pickling -----
+
+    def __getstate__(self):
+        from . import registry
+
+        if registry.is_registered(self):
+            return self.name
+        return {
+            "name": self.name,
+            "pat_str": self._pat_str,
+            "mergeable_ranks": self._mergeable_ranks,
+            "special_tokens": self._special_tokens,
+        }
+
+    def __setstate__(self, value):
+        from . import registry
+
+        if isinstance(value, str):
+            other = registry.get_encoding(value)
+            self._setup(other.name, other._pat_str, other._core)
+            return
+        self.__init__(**value)

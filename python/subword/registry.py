@@ -1,0 +1,200 @@
+"""Named encodings: where their ranks files come from and how they are verified.
+
+Lookup order for a ranks file: ``$SUBWORD_CACHE_DIR/<name>.tiktoken`` (default
+``~/.cache/subword``), then tiktoken's cache (``$TIKTOKEN_CACHE_DIR`` or ``$DATA_GYM_CACHE_DIR`` or
+``<tmp>/data-gym-cache``, files named by the sha1 of the URL), else a download from the official URL
+into the subword cache. The sha256 of whatever is used is always checked. ``SUBWORD_OFFLINE=1``
+forbids the download.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import _core
+from .encoding import Encoding
+
+__all__ = ["get_encoding", "list_encoding_names", "RanksNotFoundError"]
+
+ENDOFTEXT = "<|endoftext|>"
+FIM_PREFIX = "<|fim_prefix|>"
+FIM_MIDDLE = "<|fim_middle|>"
+FIM_SUFFIX = "<|fim_suffix|>"
+ENDOFPROMPT = "<|endofprompt|>"
+
+_BASE_URL = "https://openaipublic.blob.core.windows.net/encodings/"
+
+
+class RanksNotFoundError(FileNotFoundError):
+    """A ranks file is neither cached nor downloadable."""
+
+
+@dataclass(frozen=True)
+class _Spec:
+    file: str
+    sha256: str
+    pattern: str
+    specials: dict = field(default_factory=dict)
+    n_vocab: int | None = None
+
+    @property
+    def url(self) -> str:
+        return _BASE_URL + self.file
+
+
+_R50K = _Spec(
+    "r50k_base.tiktoken",
+    "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+    _core.GPT2_PATTERN,
+    {ENDOFTEXT: 50256},
+    50257,
+)
+_P50K_SHA = "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069"
+
+_SPECS: dict[str, _Spec] = {
+    # tiktoken's "gpt2" reads GPT-2's encoder.json/vocab.bpe; the ranks are the same as r50k_base.
+    "gpt2": _R50K,
+    "r50k_base": _R50K,
+    "p50k_base": _Spec(
+        "p50k_base.tiktoken", _P50K_SHA, _core.GPT2_PATTERN, {ENDOFTEXT: 50256}, 50281
+    ),
+    "p50k_edit": _Spec(
+        "p50k_base.tiktoken",
+        _P50K_SHA,
+        _core.GPT2_PATTERN,
+        {ENDOFTEXT: 50256, FIM_PREFIX: 50281, FIM_MIDDLE: 50282, FIM_SUFFIX: 50283},
+    ),
+    "cl100k_base": _Spec(
+        "cl100k_base.tiktoken",
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        _core.CL100K_PATTERN,
+        {
+            ENDOFTEXT: 100257,
+            FIM_PREFIX: 100258,
+            FIM_MIDDLE: 100259,
+            FIM_SUFFIX: 100260,
+            ENDOFPROMPT: 100276,
+        },
+    ),
+    "o200k_base": _Spec(
+        "o200k_base.tiktoken",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        _core.O200K_PATTERN,
+        {ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
+    ),
+}
+
+_lock = threading.RLock()
+_encodings: dict[str, Encoding] = {}
+
+
+def list_encoding_names() -> list[str]:
+    return list(_SPECS)
+
+
+def subword_cache_dir() -> Path:
+    env = os.environ.get("SUBWORD_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "subword"
+
+
+def _tiktoken_cache_dir() -> Path:
+    for var in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        if os.environ.get(var):
+            return Path(os.environ[var])
+    return Path(tempfile.gettempdir()) / "data-gym-cache"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _verified(path: Path, spec: _Spec) -> Path:
+    got = _sha256(path)
+    if got != spec.sha256:
+        raise ValueError(
+            f"{path}: sha256 is {got}, expected {spec.sha256} for {spec.file}; "
+            f"the file is corrupt or not the official one: delete it and place the file from "
+            f"{spec.url} there"
+        )
+    return path
+
+
+def _download(spec: _Spec, target: Path) -> Path:
+    with urllib.request.urlopen(spec.url, timeout=60) as response:
+        data = response.read()
+    got = hashlib.sha256(data).hexdigest()
+    if got != spec.sha256:
+        raise ValueError(f"download of {spec.url} has sha256 {got}, expected {spec.sha256}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+    return target
+
+
+def ranks_path(name: str) -> Path:
+    """Path to the verified ranks file of encoding ``name``, downloading it if allowed."""
+    spec = _spec(name)
+    ours = subword_cache_dir() / spec.file
+    if ours.is_file():
+        return _verified(ours, spec)
+    theirs = _tiktoken_cache_dir() / hashlib.sha1(spec.url.encode()).hexdigest()
+    if theirs.is_file():
+        return _verified(theirs, spec)
+    offline = os.environ.get("SUBWORD_OFFLINE", "").lower() not in ("", "0", "false")
+    problem = "downloads are disabled (SUBWORD_OFFLINE is set)"
+    if not offline:
+        try:
+            return _download(spec, ours)
+        except ValueError:
+            raise
+        except Exception as e:  # any network or file-system failure
+            problem = f"download failed: {e}"
+    raise RanksNotFoundError(
+        f"no ranks file for encoding {name!r}: {problem}. Place {spec.file} "
+        f"(from {spec.url}, sha256 {spec.sha256}) at {ours} — or set SUBWORD_CACHE_DIR to the "
+        f"folder that holds it"
+    )
+
+
+def _spec(name: str) -> _Spec:
+    if not isinstance(name, str):
+        raise TypeError(f"encoding name must be a str, not {type(name).__name__}")
+    try:
+        return _SPECS[name]
+    except KeyError:
+        raise ValueError(
+            f"Unknown encoding {name!r}. Known encodings: {', '.join(_SPECS)}"
+        ) from None
+
+
+def get_encoding(name: str) -> Encoding:
+    """The named encoding (loaded once per process, then shared)."""
+    with _lock:
+        enc = _encodings.get(name)
+        if enc is not None:
+            return enc
+        spec = _spec(name)
+        path = ranks_path(name)
+        core = _core.CoreBPE.from_tiktoken_file(
+            str(path), list(spec.specials.items()), spec.pattern
+        )
+        enc = Encoding._from_core(name, spec.pattern, core, spec.n_vocab)
+        _encodings[name] = enc
+        return enc
+
+
+def is_registered(enc: Encoding) -> bool:
+    return _encodings.get(enc.name) is enc

@@ -1,0 +1,282 @@
+//! The encoder: specials split → pre-tokenize → per piece: whole-piece lookup, word cache, rank merge.
+
+mod cache;
+mod merge;
+mod unstable;
+
+use crate::error::{Error, Result};
+use crate::pretokenize::Pattern;
+use crate::specials::{Selection, Specials};
+use crate::vocab::{Rank, Vocab};
+use cache::{WordCache, MAX_CACHED_LEN};
+use rayon::prelude::*;
+use std::sync::OnceLock;
+
+/// Reused buffers for merging, so short pieces allocate nothing.
+#[derive(Default)]
+pub struct Scratch {
+    ids: Vec<Rank>,
+    ranks: Vec<Rank>,
+}
+
+pub struct Encoder {
+    vocab: Vocab,
+    pattern: Pattern,
+    specials: Specials,
+    cache: WordCache,
+    /// Mergeable token bytes, sorted; built on first use by `encode_with_unstable`.
+    sorted_tokens: OnceLock<Vec<Box<[u8]>>>,
+}
+
+/// Ids of an encoding plus how many of them came from its last piece (0 if it ended in a special).
+pub struct Encoded {
+    pub ids: Vec<Rank>,
+    pub last_piece_len: usize,
+}
+
+impl Encoder {
+    pub fn new(vocab: Vocab, pattern: Pattern) -> Result<Self> {
+        let specials = Specials::new(
+            vocab
+                .specials()
+                .iter()
+                .map(|(t, _)| t.to_string())
+                .collect(),
+        )?;
+        Ok(Encoder {
+            vocab,
+            pattern,
+            specials,
+            cache: WordCache::default(),
+            sorted_tokens: OnceLock::new(),
+        })
+    }
+
+    pub fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    pub fn pattern(&self) -> &Pattern {
+        &self.pattern
+    }
+
+    /// BPE on one piece, whole-piece lookup first (tiktoken does the same, and it can differ from
+    /// what merging would give).
+    #[inline]
+    fn encode_piece(&self, piece: &[u8], scratch: &mut Scratch, out: &mut Vec<Rank>) -> Result<()> {
+        if let Some(id) = self.vocab.rank(piece) {
+            out.push(id);
+            return Ok(());
+        }
+        if piece.len() > MAX_CACHED_LEN {
+            return merge::merge_piece(&self.vocab, piece, scratch, out);
+        }
+        if self.cache.get_into(piece, out) {
+            return Ok(());
+        }
+        let start = out.len();
+        merge::merge_piece(&self.vocab, piece, scratch, out)?;
+        self.cache.insert(piece, &out[start..]);
+        Ok(())
+    }
+
+    /// BPE on bytes as one piece, without the whole-piece lookup (tiktoken's `byte_pair_encode`).
+    fn merge_bytes(&self, piece: &[u8]) -> Result<Vec<Rank>> {
+        let mut out = Vec::new();
+        merge::merge_piece(&self.vocab, piece, &mut Scratch::default(), &mut out)?;
+        Ok(out)
+    }
+
+    /// Ordinary text (no specials): returns how many ids the last piece produced.
+    fn encode_text(&self, text: &str, scratch: &mut Scratch, out: &mut Vec<Rank>) -> Result<usize> {
+        let mut last = 0;
+        self.pattern.for_each_piece(text, |piece| {
+            let before = out.len();
+            self.encode_piece(piece.as_bytes(), scratch, out)?;
+            last = out.len() - before;
+            Ok(())
+        })?;
+        Ok(last)
+    }
+
+    pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>> {
+        let mut out = Vec::with_capacity(text.len() / 4 + 1);
+        self.encode_text(text, &mut Scratch::default(), &mut out)?;
+        Ok(out)
+    }
+
+    /// tiktoken's `encode`: text matching a disallowed special is an error; allowed specials become
+    /// their ids; everything else is ordinary text, each stretch between specials pre-tokenized on its
+    /// own (so `$` and lookahead see the stretch's end).
+    pub fn encode(
+        &self,
+        text: &str,
+        allowed: &Selection,
+        disallowed: &Selection,
+    ) -> Result<Encoded> {
+        self.specials.check(text, allowed, disallowed)?;
+        let mut out = Vec::with_capacity(text.len() / 4 + 1);
+        let mut scratch = Scratch::default();
+        let mut last_piece_len = 0;
+        let mut start = 0;
+        if let Some(ac) = self.specials.allowed_matcher(allowed)? {
+            for m in ac.find_iter(text) {
+                if m.start() > start {
+                    self.encode_text(&text[start..m.start()], &mut scratch, &mut out)?;
+                }
+                let id = self
+                    .vocab
+                    .special_id(&text[m.range()])
+                    .expect("matcher holds only specials");
+                out.push(id);
+                last_piece_len = 0;
+                start = m.end();
+            }
+        }
+        if start < text.len() {
+            last_piece_len = self.encode_text(&text[start..], &mut scratch, &mut out)?;
+        }
+        Ok(Encoded {
+            ids: out,
+            last_piece_len,
+        })
+    }
+
+    pub fn encode_batch(
+        &self,
+        texts: &[String],
+        allowed: &Selection,
+        disallowed: &Selection,
+        num_threads: usize,
+    ) -> Result<Vec<Vec<Rank>>> {
+        in_pool(num_threads, || {
+            texts
+                .par_iter()
+                .map(|t| self.encode(t, allowed, disallowed).map(|e| e.ids))
+                .collect()
+        })
+    }
+
+    pub fn encode_ordinary_batch(
+        &self,
+        texts: &[String],
+        num_threads: usize,
+    ) -> Result<Vec<Vec<Rank>>> {
+        in_pool(num_threads, || {
+            texts.par_iter().map(|t| self.encode_ordinary(t)).collect()
+        })
+    }
+
+    pub fn count_batch(
+        &self,
+        texts: &[String],
+        allowed: &Selection,
+        disallowed: &Selection,
+        num_threads: usize,
+    ) -> Result<Vec<usize>> {
+        in_pool(num_threads, || {
+            texts
+                .par_iter()
+                .map(|t| self.encode(t, allowed, disallowed).map(|e| e.ids.len()))
+                .collect()
+        })
+    }
+
+    /// The id of exactly one token: a mergeable token's bytes or a special token's text.
+    pub fn encode_single_token(&self, bytes: &[u8]) -> Result<Rank> {
+        if let Some(id) = self.vocab.rank(bytes) {
+            return Ok(id);
+        }
+        std::str::from_utf8(bytes)
+            .ok()
+            .and_then(|s| self.vocab.special_id(s))
+            .ok_or_else(|| Error::NotAToken(bytes.to_vec()))
+    }
+
+    pub fn decode_bytes(&self, ids: &[Rank]) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(ids.len() * 4);
+        for &id in ids {
+            out.extend_from_slice(self.token_bytes(id)?);
+        }
+        Ok(out)
+    }
+
+    pub fn token_bytes(&self, id: Rank) -> Result<&[u8]> {
+        self.vocab.token_bytes(id).ok_or(Error::UnknownId(id))
+    }
+
+    pub fn decode_bytes_batch(
+        &self,
+        batch: &[Vec<Rank>],
+        num_threads: usize,
+    ) -> Result<Vec<Vec<u8>>> {
+        in_pool(num_threads, || {
+            batch.par_iter().map(|ids| self.decode_bytes(ids)).collect()
+        })
+    }
+
+    /// Decoded bytes and, per token, the char offset where it starts in the decoded text (a token that
+    /// starts inside a char gets the offset of that char) — tiktoken's `decode_with_offsets`.
+    pub fn decode_with_offsets(&self, ids: &[Rank]) -> Result<(Vec<u8>, Vec<usize>)> {
+        let mut text = Vec::new();
+        let mut offsets = Vec::with_capacity(ids.len());
+        let mut chars = 0usize;
+        let is_continuation = |b: u8| (0x80..0xC0).contains(&b);
+        for &id in ids {
+            let bytes = self.token_bytes(id)?;
+            let starts_inside = bytes.first().is_some_and(|&b| is_continuation(b));
+            offsets.push(chars.saturating_sub(starts_inside as usize));
+            chars += bytes.iter().filter(|&&b| !is_continuation(b)).count();
+            text.extend_from_slice(bytes);
+        }
+        Ok((text, offsets))
+    }
+
+    /// Every mergeable token's bytes, sorted.
+    pub fn sorted_token_bytes(&self) -> &[Box<[u8]>] {
+        self.sorted_tokens.get_or_init(|| {
+            let mut v: Vec<Box<[u8]>> = self
+                .vocab
+                .mergeable()
+                .into_iter()
+                .map(|(b, _)| b.into())
+                .collect();
+            v.sort_unstable();
+            v
+        })
+    }
+
+    pub fn specials(&self) -> &Specials {
+        &self.specials
+    }
+}
+
+/// Run `f` on a rayon pool with `num_threads` threads (0 = all cores). Pools are kept per size.
+fn in_pool<T: Send>(num_threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let n = if num_threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        num_threads
+    };
+    let pool = {
+        let mut pools = POOLS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        match pools.get(&n) {
+            Some(p) => p.clone(),
+            None => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+                Ok(p) => {
+                    let p = Arc::new(p);
+                    pools.insert(n, p.clone());
+                    p
+                }
+                Err(_) => return f(),
+            },
+        }
+    };
+    pool.install(f)
+}

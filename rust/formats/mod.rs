@@ -1,0 +1,47 @@
+//! Vocabulary files: tiktoken's `.tiktoken`, GPT-2's `encoder.json` + `vocab.bpe`.
+
+pub mod byte_unicode;
+pub mod gpt2;
+pub mod tiktoken;
+
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::path::Path;
+
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Write `bytes` to `path` atomically: a temporary file in the same folder, synced, then renamed
+/// over the target, so readers never see a half-written vocabulary.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::invalid(format!("{}: not a file path", path.display())))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}

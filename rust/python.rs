@@ -1,0 +1,389 @@
+//! PyO3 bindings: type conversion, GIL release and error mapping only; no tokenizer logic here.
+
+use crate::encode::Encoder;
+use crate::error::Error;
+use crate::formats::{gpt2, tiktoken};
+use crate::pretokenize::Pattern;
+use crate::specials::Selection;
+use crate::vocab::{Rank, Vocab};
+use pyo3::exceptions::{
+    PyFileNotFoundError, PyIsADirectoryError, PyKeyError, PyOSError, PyPermissionError,
+    PyTypeError, PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn to_py(err: Error) -> PyErr {
+    Python::with_gil(|py| match err {
+        Error::DisallowedSpecial(token) => {
+            let r = PyString::new(py, &token)
+                .repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|_| format!("{token:?}"));
+            PyValueError::new_err(format!(
+                "Encountered text corresponding to disallowed special token {r}.\n\
+                 If you want this text to be encoded as a special token, pass it to `allowed_special`, \
+                 e.g. `allowed_special={{{r}, ...}}`.\n\
+                 If you want this text to be encoded as normal text, disable the check for this token \
+                 by passing `disallowed_special=(enc.special_tokens_set - {{{r}}})`.\n\
+                 To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+            ))
+        }
+        Error::UnknownId(_) => PyKeyError::new_err(err.to_string()),
+        Error::NotAToken(bytes) => PyKeyError::new_err(PyBytes::new(py, &bytes).unbind()),
+        Error::Io { ref source, .. } => {
+            let msg = err.to_string();
+            match source.kind() {
+                std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
+                std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(msg),
+                std::io::ErrorKind::IsADirectory => PyIsADirectoryError::new_err(msg),
+                _ => PyOSError::new_err(msg),
+            }
+        }
+        Error::Pattern(_) | Error::Invalid(_) | Error::Format { .. } => {
+            PyValueError::new_err(err.to_string())
+        }
+    })
+}
+
+/// `"all"` or any iterable of str.
+fn selection(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Selection> {
+    if let Ok(s) = obj.downcast::<PyString>() {
+        if s.to_str()? == "all" {
+            return Ok(Selection::All);
+        }
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be \"all\" or a set of strings, not the string {}",
+            s.repr()?
+        )));
+    }
+    let mut v = Vec::new();
+    for item in obj
+        .try_iter()
+        .map_err(|_| PyTypeError::new_err(format!("{what} must be \"all\" or a set of strings")))?
+    {
+        let item = item?;
+        v.push(item.extract::<String>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{what} must contain only strings, got {}",
+                item.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ))
+        })?);
+    }
+    Ok(Selection::Only(v))
+}
+
+fn texts(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if obj.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "expected a list of strings, got a single string (wrap it in a list)",
+        ));
+    }
+    obj.extract()
+}
+
+/// The Rust encoder behind `subword.Encoding`.
+#[pyclass(module = "subword._core", name = "CoreBPE", frozen)]
+struct PyCore {
+    inner: Arc<Encoder>,
+}
+
+fn build(
+    ranks: Vec<(Vec<u8>, Rank)>,
+    specials: Vec<(String, Rank)>,
+    pattern: &str,
+) -> PyResult<PyCore> {
+    let pattern = Pattern::new(pattern).map_err(to_py)?;
+    let vocab = Vocab::new(ranks, specials).map_err(to_py)?;
+    Ok(PyCore {
+        inner: Arc::new(Encoder::new(vocab, pattern).map_err(to_py)?),
+    })
+}
+
+#[pymethods]
+impl PyCore {
+    #[new]
+    fn new(
+        mergeable_ranks: &Bound<'_, PyDict>,
+        special_tokens: &Bound<'_, PyDict>,
+        pattern: &str,
+    ) -> PyResult<Self> {
+        let mut ranks = Vec::with_capacity(mergeable_ranks.len());
+        for (k, v) in mergeable_ranks.iter() {
+            let bytes = k.downcast::<PyBytes>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "mergeable_ranks keys must be bytes, got {}",
+                    k.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            })?;
+            let rank: Rank = v.extract().map_err(|_| {
+                PyValueError::new_err(format!(
+                    "rank of {} must be an integer in 0..2**32, got {}",
+                    k.repr().map(|r| r.to_string()).unwrap_or_default(),
+                    v.repr().map(|r| r.to_string()).unwrap_or_default()
+                ))
+            })?;
+            ranks.push((bytes.as_bytes().to_vec(), rank));
+        }
+        let specials: Vec<(String, Rank)> = special_tokens
+            .iter()
+            .map(|(k, v)| Ok((k.extract::<String>()?, v.extract::<Rank>()?)))
+            .collect::<PyResult<_>>()?;
+        build(ranks, specials, pattern)
+    }
+
+    #[staticmethod]
+    fn from_tiktoken_file(
+        py: Python<'_>,
+        path: PathBuf,
+        special_tokens: Vec<(String, Rank)>,
+        pattern: &str,
+    ) -> PyResult<Self> {
+        let ranks = py.allow_threads(|| tiktoken::load(&path)).map_err(to_py)?;
+        build(ranks, special_tokens, pattern)
+    }
+
+    /// Returns the core and the special tokens found in encoder.json.
+    #[staticmethod]
+    fn from_gpt2_files(
+        py: Python<'_>,
+        encoder_json: PathBuf,
+        vocab_bpe: PathBuf,
+        pattern: &str,
+    ) -> PyResult<(Self, Vec<(String, Rank)>)> {
+        let files = py
+            .allow_threads(|| gpt2::load(&encoder_json, &vocab_bpe))
+            .map_err(to_py)?;
+        let specials = files.specials.clone();
+        Ok((build(files.ranks, files.specials, pattern)?, specials))
+    }
+
+    fn dump_tiktoken(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.allow_threads(|| tiktoken::dump(self.inner.vocab(), &path))
+            .map_err(to_py)
+    }
+
+    fn encode_ordinary(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Rank>> {
+        py.allow_threads(|| self.inner.encode_ordinary(text))
+            .map_err(to_py)
+    }
+
+    fn encode(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<Rank>> {
+        let a = selection(allowed_special, "allowed_special")?;
+        let d = selection(disallowed_special, "disallowed_special")?;
+        py.allow_threads(|| self.inner.encode(text, &a, &d).map(|e| e.ids))
+            .map_err(to_py)
+    }
+
+    /// Ids as native-endian u32 bytes, for `numpy.frombuffer`.
+    fn encode_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        allowed_special: &Bound<'py, PyAny>,
+        disallowed_special: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let a = selection(allowed_special, "allowed_special")?;
+        let d = selection(disallowed_special, "disallowed_special")?;
+        let ids = py
+            .allow_threads(|| self.inner.encode(text, &a, &d).map(|e| e.ids))
+            .map_err(to_py)?;
+        let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_ne_bytes()).collect();
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    fn count(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let a = selection(allowed_special, "allowed_special")?;
+        let d = selection(disallowed_special, "disallowed_special")?;
+        py.allow_threads(|| self.inner.encode(text, &a, &d).map(|e| e.ids.len()))
+            .map_err(to_py)
+    }
+
+    fn encode_with_unstable(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+    ) -> PyResult<(Vec<Rank>, Vec<Vec<Rank>>)> {
+        let a = selection(allowed_special, "allowed_special")?;
+        let d = selection(disallowed_special, "disallowed_special")?;
+        let (ids, completions) = py
+            .allow_threads(|| self.inner.encode_with_unstable(text, &a, &d))
+            .map_err(to_py)?;
+        Ok((ids, completions.into_iter().collect()))
+    }
+
+    fn encode_ordinary_batch(
+        &self,
+        py: Python<'_>,
+        texts_: &Bound<'_, PyAny>,
+        num_threads: usize,
+    ) -> PyResult<Vec<Vec<Rank>>> {
+        let t = texts(texts_)?;
+        py.allow_threads(|| self.inner.encode_ordinary_batch(&t, num_threads))
+            .map_err(to_py)
+    }
+
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        texts_: &Bound<'_, PyAny>,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+        num_threads: usize,
+    ) -> PyResult<Vec<Vec<Rank>>> {
+        let t = texts(texts_)?;
+        let a = selection(allowed_special, "allowed_special")?;
+        let d = selection(disallowed_special, "disallowed_special")?;
+        py.allow_threads(|| self.inner.encode_batch(&t, &a, &d, num_threads))
+            .map_err(to_py)
+    }
+
+    fn count_batch(
+        &self,
+        py: Python<'_>,
+        texts_: &Bound<'_, PyAny>,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+        num_threads: usize,
+    ) -> PyResult<Vec<usize>> {
+        let t = texts(texts_)?;
+        let a = selection(allowed_special, "allowed_special")?;
+        let d = selection(disallowed_special, "disallowed_special")?;
+        py.allow_threads(|| self.inner.count_batch(&t, &a, &d, num_threads))
+            .map_err(to_py)
+    }
+
+    fn encode_single_token(&self, piece: &[u8]) -> PyResult<Rank> {
+        self.inner.encode_single_token(piece).map_err(to_py)
+    }
+
+    fn decode_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        tokens: Vec<Rank>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py
+            .allow_threads(|| self.inner.decode_bytes(&tokens))
+            .map_err(to_py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    fn decode_single_token_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        token: Rank,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(
+            py,
+            self.inner.token_bytes(token).map_err(to_py)?,
+        ))
+    }
+
+    fn decode_tokens_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        tokens: Vec<Rank>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let pieces = tokens
+            .iter()
+            .map(|&t| self.inner.token_bytes(t).map(|b| PyBytes::new(py, b)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(to_py)?;
+        PyList::new(py, pieces)
+    }
+
+    fn decode_with_offsets<'py>(
+        &self,
+        py: Python<'py>,
+        tokens: Vec<Rank>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Vec<usize>)> {
+        let (bytes, offsets) = self.inner.decode_with_offsets(&tokens).map_err(to_py)?;
+        Ok((PyBytes::new(py, &bytes), offsets))
+    }
+
+    fn decode_bytes_batch<'py>(
+        &self,
+        py: Python<'py>,
+        batch: Vec<Vec<Rank>>,
+        num_threads: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let out = py
+            .allow_threads(|| self.inner.decode_bytes_batch(&batch, num_threads))
+            .map_err(to_py)?;
+        PyList::new(py, out.iter().map(|b| PyBytes::new(py, b)))
+    }
+
+    fn token_byte_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(
+            py,
+            self.inner
+                .sorted_token_bytes()
+                .iter()
+                .map(|b| PyBytes::new(py, b)),
+        )
+    }
+
+    fn mergeable_ranks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (b, r) in self.inner.vocab().mergeable() {
+            d.set_item(PyBytes::new(py, b), r)?;
+        }
+        Ok(d)
+    }
+
+    fn special_tokens(&self) -> Vec<(String, Rank)> {
+        self.inner
+            .vocab()
+            .specials()
+            .into_iter()
+            .map(|(t, r)| (t.to_string(), r))
+            .collect()
+    }
+
+    fn pattern(&self) -> String {
+        self.inner.pattern().as_str().to_string()
+    }
+
+    fn max_token_value(&self) -> Rank {
+        self.inner.vocab().max_token_value()
+    }
+
+    fn n_mergeable(&self) -> usize {
+        self.inner.vocab().n_mergeable()
+    }
+
+    fn is_special(&self, token: Rank) -> bool {
+        self.inner.vocab().is_special(token)
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyCore>()?;
+    m.add("GPT2_PATTERN", crate::pretokenize::GPT2_PATTERN)?;
+    m.add("CL100K_PATTERN", crate::pretokenize::CL100K_PATTERN)?;
+    m.add("O200K_PATTERN", crate::pretokenize::O200K_PATTERN)?;
+    Ok(())
+}

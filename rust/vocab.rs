@@ -1,0 +1,222 @@
+//! The vocabulary: the single source of truth for ids and their bytes.
+//!
+//! Besides the two directions (bytes → id, id → bytes) it derives the *pair table*: for every token
+//! `t` that is the concatenation of two tokens `a` and `b` (or single bytes), `(a, b) → t`. BPE with
+//! tiktoken-style ranks merges the adjacent pair whose concatenation has the lowest rank, so looking
+//! up `(id_a, id_b)` in a `u64`-keyed map gives exactly the same answer as hashing the concatenated
+//! bytes, at a fraction of the cost.
+
+use crate::error::{Error, Result};
+use rustc_hash::FxHashMap;
+
+pub type Rank = u32;
+
+/// Ids above this are refused: the id → bytes table is dense.
+pub const MAX_ID: Rank = (1 << 26) - 1;
+
+/// Stand-in ids for single bytes that the vocabulary lacks. They may be merged away; one that
+/// survives to the output is an error, since that byte has no token.
+const PSEUDO_BASE: Rank = u32::MAX - 256;
+
+#[inline(always)]
+fn pair_key(a: Rank, b: Rank) -> u64 {
+    ((a as u64) << 32) | b as u64
+}
+
+const ABSENT: u32 = u32::MAX;
+
+pub struct Vocab {
+    encoder: FxHashMap<Box<[u8]>, Rank>,
+    special_encoder: FxHashMap<String, Rank>,
+    /// Dense by id: (start, len) into `bytes`; `len == ABSENT` where no token has the id.
+    spans: Vec<(u32, u32)>,
+    bytes: Vec<u8>,
+    is_special: Vec<bool>,
+    byte_ids: [Rank; 256],
+    pairs: FxHashMap<u64, Rank>,
+    max_token_value: Rank,
+}
+
+impl Vocab {
+    /// Build from mergeable `(bytes, rank)` pairs and special `(text, id)` pairs.
+    pub fn new(mergeable: Vec<(Vec<u8>, Rank)>, specials: Vec<(String, Rank)>) -> Result<Self> {
+        let mut encoder: FxHashMap<Box<[u8]>, Rank> = FxHashMap::default();
+        encoder.reserve(mergeable.len());
+        let mut max_id = 0;
+        for (bytes, rank) in mergeable {
+            if rank > MAX_ID {
+                return Err(Error::invalid(format!(
+                    "token rank {rank} is too large (at most {MAX_ID})"
+                )));
+            }
+            if bytes.is_empty() {
+                return Err(Error::invalid(format!(
+                    "token {rank} has no bytes; every token needs at least one"
+                )));
+            }
+            max_id = max_id.max(rank);
+            if let Some(old) = encoder.insert(bytes.clone().into_boxed_slice(), rank) {
+                return Err(Error::invalid(format!(
+                    "bytes {bytes:?} appear twice, with ranks {old} and {rank}"
+                )));
+            }
+        }
+        let mut special_encoder = FxHashMap::default();
+        for (text, id) in &specials {
+            if *id > MAX_ID {
+                return Err(Error::invalid(format!(
+                    "special token id {id} is too large (at most {MAX_ID})"
+                )));
+            }
+            if text.is_empty() {
+                return Err(Error::invalid("a special token cannot be the empty string"));
+            }
+            max_id = max_id.max(*id);
+            special_encoder.insert(text.clone(), *id);
+        }
+        let mut spans = vec![(0u32, ABSENT); max_id as usize + 1];
+        let mut is_special = vec![false; max_id as usize + 1];
+        let mut bytes = Vec::new();
+        let mut place = |id: Rank, b: &[u8], special: bool| -> Result<()> {
+            let slot = &mut spans[id as usize];
+            if slot.1 != ABSENT {
+                return Err(Error::invalid(format!("id {id} is given to two tokens")));
+            }
+            *slot = (bytes.len() as u32, b.len() as u32);
+            bytes.extend_from_slice(b);
+            is_special[id as usize] = special;
+            Ok(())
+        };
+        // Sorted so that the table's layout (and any error) does not depend on hash order.
+        let mut by_id: Vec<(&[u8], Rank)> = encoder.iter().map(|(b, &r)| (&**b, r)).collect();
+        by_id.sort_unstable_by_key(|&(_, r)| r);
+        for (b, r) in by_id {
+            place(r, b, false)?;
+        }
+        let mut special_by_id = specials.clone();
+        special_by_id.sort_by_key(|(_, id)| *id);
+        for (text, id) in &special_by_id {
+            place(*id, text.as_bytes(), true)?;
+        }
+        let mut byte_ids = [0; 256];
+        for (b, slot) in byte_ids.iter_mut().enumerate() {
+            *slot = encoder
+                .get(&[b as u8][..])
+                .copied()
+                .unwrap_or(PSEUDO_BASE + b as Rank);
+        }
+        let mut vocab = Vocab {
+            encoder,
+            special_encoder,
+            spans,
+            bytes,
+            is_special,
+            byte_ids,
+            pairs: FxHashMap::default(),
+            max_token_value: max_id,
+        };
+        vocab.pairs = vocab.derive_pairs();
+        Ok(vocab)
+    }
+
+    fn derive_pairs(&self) -> FxHashMap<u64, Rank> {
+        let mut pairs = FxHashMap::default();
+        pairs.reserve(self.encoder.len() * 2);
+        for (t, &id) in &self.encoder {
+            for k in 1..t.len() {
+                let (Some(a), Some(b)) = (self.piece_id(&t[..k]), self.piece_id(&t[k..])) else {
+                    continue;
+                };
+                pairs.insert(pair_key(a, b), id);
+            }
+        }
+        pairs
+    }
+
+    /// Id of a token or (possibly pseudo) single byte.
+    #[inline]
+    fn piece_id(&self, b: &[u8]) -> Option<Rank> {
+        if b.len() == 1 {
+            Some(self.byte_ids[b[0] as usize])
+        } else {
+            self.encoder.get(b).copied()
+        }
+    }
+
+    #[inline(always)]
+    pub fn rank(&self, piece: &[u8]) -> Option<Rank> {
+        self.encoder.get(piece).copied()
+    }
+
+    #[inline(always)]
+    pub fn byte_id(&self, b: u8) -> Rank {
+        self.byte_ids[b as usize]
+    }
+
+    /// The token that merging `a` and `b` produces, or `Rank::MAX`.
+    #[inline(always)]
+    pub fn merge(&self, a: Rank, b: Rank) -> Rank {
+        self.pairs
+            .get(&pair_key(a, b))
+            .copied()
+            .unwrap_or(Rank::MAX)
+    }
+
+    /// Turn an id left by merging into an output id, failing for a byte the vocabulary lacks.
+    #[inline(always)]
+    pub fn check_output(id: Rank) -> Result<Rank> {
+        if id >= PSEUDO_BASE {
+            Err(Error::invalid(format!(
+                "byte 0x{:02x} has no token in this vocabulary, so text containing it cannot be encoded",
+                id - PSEUDO_BASE
+            )))
+        } else {
+            Ok(id)
+        }
+    }
+
+    /// Bytes of any token, special or not.
+    #[inline(always)]
+    pub fn token_bytes(&self, id: Rank) -> Option<&[u8]> {
+        let &(start, len) = self.spans.get(id as usize)?;
+        (len != ABSENT).then(|| &self.bytes[start as usize..(start + len) as usize])
+    }
+
+    pub fn special_id(&self, text: &str) -> Option<Rank> {
+        self.special_encoder.get(text).copied()
+    }
+
+    pub fn is_special(&self, id: Rank) -> bool {
+        self.is_special.get(id as usize).copied().unwrap_or(false)
+    }
+
+    /// Mergeable tokens as `(bytes, rank)`, by rank.
+    pub fn mergeable(&self) -> Vec<(&[u8], Rank)> {
+        let mut v: Vec<(&[u8], Rank)> = self.encoder.iter().map(|(b, &r)| (&**b, r)).collect();
+        v.sort_unstable_by_key(|&(_, r)| r);
+        v
+    }
+
+    /// Special tokens as `(text, id)`, by id.
+    pub fn specials(&self) -> Vec<(&str, Rank)> {
+        let mut v: Vec<(&str, Rank)> = self
+            .special_encoder
+            .iter()
+            .map(|(t, &r)| (t.as_str(), r))
+            .collect();
+        v.sort_unstable_by_key(|&(_, r)| r);
+        v
+    }
+
+    pub fn n_mergeable(&self) -> usize {
+        self.encoder.len()
+    }
+
+    pub fn n_specials(&self) -> usize {
+        self.special_encoder.len()
+    }
+
+    pub fn max_token_value(&self) -> Rank {
+        self.max_token_value
+    }
+}
