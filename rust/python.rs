@@ -91,6 +91,9 @@ fn texts(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 #[pyclass(module = "subword._core", name = "CoreBPE", frozen)]
 struct PyCore {
     inner: Arc<Encoder>,
+    /// One Python int per id, made once: building a result list then costs an incref per id
+    /// instead of an int allocation per id, which otherwise dominates `encode` on English text.
+    ints: Vec<Py<PyAny>>,
 }
 
 fn build(
@@ -100,9 +103,31 @@ fn build(
 ) -> PyResult<PyCore> {
     let pattern = Pattern::new(pattern).map_err(to_py)?;
     let vocab = Vocab::new(ranks, specials).map_err(to_py)?;
-    Ok(PyCore {
-        inner: Arc::new(Encoder::new(vocab, pattern).map_err(to_py)?),
-    })
+    let inner = Arc::new(Encoder::new(vocab, pattern).map_err(to_py)?);
+    let ints = Python::with_gil(|py| {
+        (0..=inner.vocab().max_token_value())
+            .map(|id| match id.into_pyobject(py) {
+                Ok(i) => i.into_any().unbind(),
+                Err(never) => match never {},
+            })
+            .collect()
+    });
+    Ok(PyCore { inner, ints })
+}
+
+impl PyCore {
+    fn id_list<'py>(&self, py: Python<'py>, ids: &[Rank]) -> PyResult<Bound<'py, PyList>> {
+        // Every id comes from the vocabulary, so it indexes `ints`.
+        PyList::new(py, ids.iter().map(|&id| self.ints[id as usize].bind(py)))
+    }
+
+    fn id_lists<'py>(&self, py: Python<'py>, batch: &[Vec<Rank>]) -> PyResult<Bound<'py, PyList>> {
+        let lists = batch
+            .iter()
+            .map(|ids| self.id_list(py, ids))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, lists)
+    }
 }
 
 #[pymethods]
@@ -171,22 +196,26 @@ impl PyCore {
             .map_err(to_py)
     }
 
-    fn encode_ordinary(&self, py: Python<'_>, text: &str) -> PyResult<Vec<Rank>> {
-        py.allow_threads(|| self.inner.encode_ordinary(text))
-            .map_err(to_py)
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
+        let ids = py
+            .allow_threads(|| self.inner.encode_ordinary(text))
+            .map_err(to_py)?;
+        self.id_list(py, &ids)
     }
 
-    fn encode(
+    fn encode<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         text: &str,
-        allowed_special: &Bound<'_, PyAny>,
-        disallowed_special: &Bound<'_, PyAny>,
-    ) -> PyResult<Vec<Rank>> {
+        allowed_special: &Bound<'py, PyAny>,
+        disallowed_special: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let a = selection(allowed_special, "allowed_special")?;
         let d = selection(disallowed_special, "disallowed_special")?;
-        py.allow_threads(|| self.inner.encode(text, &a, &d).map(|e| e.ids))
-            .map_err(to_py)
+        let ids = py
+            .allow_threads(|| self.inner.encode(text, &a, &d).map(|e| e.ids))
+            .map_err(to_py)?;
+        self.id_list(py, &ids)
     }
 
     /// Ids as native-endian u32 bytes, for `numpy.frombuffer`.
@@ -234,30 +263,34 @@ impl PyCore {
         Ok((ids, completions.into_iter().collect()))
     }
 
-    fn encode_ordinary_batch(
+    fn encode_ordinary_batch<'py>(
         &self,
-        py: Python<'_>,
-        texts_: &Bound<'_, PyAny>,
+        py: Python<'py>,
+        texts_: &Bound<'py, PyAny>,
         num_threads: usize,
-    ) -> PyResult<Vec<Vec<Rank>>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let t = texts(texts_)?;
-        py.allow_threads(|| self.inner.encode_ordinary_batch(&t, num_threads))
-            .map_err(to_py)
+        let batch = py
+            .allow_threads(|| self.inner.encode_ordinary_batch(&t, num_threads))
+            .map_err(to_py)?;
+        self.id_lists(py, &batch)
     }
 
-    fn encode_batch(
+    fn encode_batch<'py>(
         &self,
-        py: Python<'_>,
-        texts_: &Bound<'_, PyAny>,
-        allowed_special: &Bound<'_, PyAny>,
-        disallowed_special: &Bound<'_, PyAny>,
+        py: Python<'py>,
+        texts_: &Bound<'py, PyAny>,
+        allowed_special: &Bound<'py, PyAny>,
+        disallowed_special: &Bound<'py, PyAny>,
         num_threads: usize,
-    ) -> PyResult<Vec<Vec<Rank>>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let t = texts(texts_)?;
         let a = selection(allowed_special, "allowed_special")?;
         let d = selection(disallowed_special, "disallowed_special")?;
-        py.allow_threads(|| self.inner.encode_batch(&t, &a, &d, num_threads))
-            .map_err(to_py)
+        let batch = py
+            .allow_threads(|| self.inner.encode_batch(&t, &a, &d, num_threads))
+            .map_err(to_py)?;
+        self.id_lists(py, &batch)
     }
 
     fn count_batch(
