@@ -57,7 +57,8 @@ impl Vocab {
             max_id = max_id.max(rank);
             if let Some(old) = encoder.insert(bytes.clone().into_boxed_slice(), rank) {
                 return Err(Error::invalid(format!(
-                    "bytes {bytes:?} appear twice, with ranks {old} and {rank}"
+                    "token {} appears twice, with ranks {old} and {rank}",
+                    show_bytes(&bytes)
                 )));
             }
         }
@@ -219,4 +220,14 @@ impl Vocab {
     pub fn max_token_value(&self) -> Rank {
         self.max_token_value
     }
+}
+
+/// Bytes as Python would show them: `b'ab\xff'`.
+pub fn show_bytes(bytes: &[u8]) -> String {
+    let body: String = bytes
+        .iter()
+        .flat_map(|&b| std::ascii::escape_default(b))
+        .map(char::from)
+        .collect();
+    format!("b'{body}'")
 }

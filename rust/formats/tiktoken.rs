@@ -5,11 +5,14 @@ use crate::error::{Error, Result};
 use crate::vocab::{Rank, Vocab};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Parse `.tiktoken` contents; `origin` names the source in errors.
 pub fn parse(contents: &[u8], origin: &str) -> Result<Vec<(Vec<u8>, Rank)>> {
     let mut ranks = Vec::with_capacity(contents.len() / 12);
+    let mut seen_bytes: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut seen_ranks: HashMap<Rank, usize> = HashMap::new();
     for (k, line) in contents.split(|&b| b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.is_empty() {
@@ -39,6 +42,17 @@ pub fn parse(contents: &[u8], origin: &str) -> Result<Vec<(Vec<u8>, Rank)>> {
                     String::from_utf8_lossy(rank)
                 ))
             })?;
+        if let Some(first) = seen_bytes.insert(bytes.clone(), k + 1) {
+            return Err(bad(format!(
+                "token {} was already given on line {first}",
+                String::from_utf8_lossy(token)
+            )));
+        }
+        if let Some(first) = seen_ranks.insert(rank, k + 1) {
+            return Err(bad(format!(
+                "rank {rank} was already given on line {first}"
+            )));
+        }
         ranks.push((bytes, rank));
     }
     Ok(ranks)
