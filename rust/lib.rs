@@ -17,3 +17,4 @@ pub mod formats;
 
 #[cfg(feature = "python")]
 mod python;
+pub mod train;

@@ -1,10 +1,11 @@
 //! PyO3 bindings: type conversion, GIL release and error mapping only; no tokenizer logic here.
 
-use crate::encode::Encoder;
+use crate::encode::{in_pool, Encoder};
 use crate::error::Error;
 use crate::formats::{gpt2, tiktoken};
 use crate::pretokenize::Pattern;
 use crate::specials::Selection;
+use crate::train::{self, PreTokenCounter, TieBreak, TrainOptions};
 use crate::vocab::{Rank, Vocab};
 use pyo3::exceptions::{
     PyFileNotFoundError, PyIsADirectoryError, PyKeyError, PyOSError, PyPermissionError,
@@ -91,6 +92,8 @@ fn texts(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 #[pyclass(module = "subword._core", name = "CoreBPE", frozen)]
 struct PyCore {
     inner: Arc<Encoder>,
+    /// Learned merges, for encoders that came out of training.
+    merges: Option<Vec<(Vec<u8>, Vec<u8>)>>,
     /// One Python int per id, made once: building a result list then costs an incref per id
     /// instead of an int allocation per id, which otherwise dominates `encode` on English text.
     ints: Vec<Py<PyAny>>,
@@ -103,7 +106,11 @@ fn build(
 ) -> PyResult<PyCore> {
     let pattern = Pattern::new(pattern).map_err(to_py)?;
     let vocab = Vocab::new(ranks, specials).map_err(to_py)?;
-    let inner = Arc::new(Encoder::new(vocab, pattern).map_err(to_py)?);
+    wrap(Encoder::new(vocab, pattern).map_err(to_py)?, None)
+}
+
+fn wrap(encoder: Encoder, merges: Option<Vec<(Vec<u8>, Vec<u8>)>>) -> PyResult<PyCore> {
+    let inner = Arc::new(encoder);
     let ints = Python::with_gil(|py| {
         (0..=inner.vocab().max_token_value())
             .map(|id| match id.into_pyobject(py) {
@@ -112,7 +119,11 @@ fn build(
             })
             .collect()
     });
-    Ok(PyCore { inner, ints })
+    Ok(PyCore {
+        inner,
+        merges,
+        ints,
+    })
 }
 
 impl PyCore {
@@ -407,14 +418,152 @@ impl PyCore {
         self.inner.vocab().n_mergeable()
     }
 
+    /// Learned merges as (bytes, bytes), or None if this encoder was not trained here.
+    fn merges<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyList>>> {
+        let Some(m) = &self.merges else {
+            return Ok(None);
+        };
+        PyList::new(
+            py,
+            m.iter()
+                .map(|(a, b)| (PyBytes::new(py, a), PyBytes::new(py, b))),
+        )
+        .map(Some)
+    }
+
     fn is_special(&self, token: Rank) -> bool {
         self.inner.vocab().is_special(token)
+    }
+}
+
+/// Streaming pre-token counter; `finish` learns the merges and returns a `CoreBPE`.
+#[pyclass(module = "subword._core", name = "Trainer")]
+struct PyTrainer {
+    counter: Option<PreTokenCounter>,
+    specials: Vec<String>,
+    num_threads: usize,
+}
+
+impl PyTrainer {
+    fn counter(&mut self) -> PyResult<&mut PreTokenCounter> {
+        self.counter.as_mut().ok_or_else(|| {
+            PyValueError::new_err("this trainer has already finished; make a new one")
+        })
+    }
+}
+
+#[pymethods]
+impl PyTrainer {
+    /// `pattern`: a built-in name, a regex, or None for no pre-tokenization.
+    #[new]
+    #[pyo3(signature = (pattern, special_tokens, num_threads=0))]
+    fn new(
+        pattern: Option<&str>,
+        special_tokens: Vec<String>,
+        num_threads: usize,
+    ) -> PyResult<Self> {
+        let pattern = match pattern {
+            Some(p) => Pattern::new(p).map_err(to_py)?,
+            None => Pattern::whole(),
+        };
+        Ok(PyTrainer {
+            counter: Some(PreTokenCounter::new(pattern, &special_tokens).map_err(to_py)?),
+            specials: special_tokens,
+            num_threads,
+        })
+    }
+
+    fn feed(&mut self, py: Python<'_>, texts_: &Bound<'_, PyAny>) -> PyResult<()> {
+        let t = texts(texts_)?;
+        let n = self.num_threads;
+        let counter = self.counter()?;
+        py.allow_threads(|| in_pool(n, || t.iter().try_for_each(|s| counter.feed(s))))
+            .map_err(to_py)
+    }
+
+    fn feed_file(&mut self, py: Python<'_>, path: PathBuf, show_progress: bool) -> PyResult<()> {
+        let n = self.num_threads;
+        let counter = self.counter()?;
+        py.allow_threads(|| in_pool(n, || train::feed_file(counter, &path, show_progress)))
+            .map_err(to_py)
+    }
+
+    /// Pre-tokens counted elsewhere, as (str or bytes, count) pairs in order of first appearance.
+    fn add_counts(&mut self, items: &Bound<'_, PyAny>) -> PyResult<()> {
+        let counter = self.counter()?;
+        for item in items.try_iter()? {
+            let (piece, count): (Bound<'_, PyAny>, i64) = item?.extract()?;
+            if count < 0 {
+                return Err(PyValueError::new_err(format!(
+                    "count of {} is negative ({count})",
+                    piece.repr()?
+                )));
+            }
+            if let Ok(s) = piece.downcast::<PyString>() {
+                counter.add_counts(s.to_str()?.as_bytes(), count as u64);
+            } else if let Ok(b) = piece.downcast::<PyBytes>() {
+                counter.add_counts(b.as_bytes(), count as u64);
+            } else {
+                return Err(PyTypeError::new_err(format!(
+                    "pre-tokens must be str or bytes, got {}",
+                    piece.get_type().name()?
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn n_distinct(&mut self) -> PyResult<usize> {
+        Ok(self.counter()?.n_distinct())
+    }
+
+    #[pyo3(signature = (vocab_size, min_frequency, tie_break, show_progress))]
+    fn finish(
+        &mut self,
+        py: Python<'_>,
+        vocab_size: usize,
+        min_frequency: u64,
+        tie_break: &str,
+        show_progress: bool,
+    ) -> PyResult<PyCore> {
+        let tie_break = match tie_break {
+            "lexicographic" => TieBreak::Lexicographic,
+            "first" => TieBreak::First,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "tie_break must be \"lexicographic\" or \"first\", not {other:?}"
+                )))
+            }
+        };
+        let opts = TrainOptions {
+            vocab_size,
+            specials: self.specials.clone(),
+            min_frequency,
+            tie_break,
+            show_progress,
+        };
+        if vocab_size < opts.min_vocab_size() {
+            return Err(to_py(crate::Error::invalid(format!(
+                "vocab_size={vocab_size} is too small: the minimum is {} (256 byte tokens + {} special tokens)",
+                opts.min_vocab_size(),
+                opts.specials.len()
+            ))));
+        }
+        let counter = self.counter.take().ok_or_else(|| {
+            PyValueError::new_err("this trainer has already finished; make a new one")
+        })?;
+        let (counts, pattern) = counter.into_parts();
+        let trained = py
+            .allow_threads(|| train::finish(counts, pattern, &opts))
+            .map_err(to_py)?;
+        wrap(trained.encoder, Some(trained.merges))
     }
 }
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCore>()?;
+    m.add_class::<PyTrainer>()?;
     m.add("GPT2_PATTERN", crate::pretokenize::GPT2_PATTERN)?;
     m.add("CL100K_PATTERN", crate::pretokenize::CL100K_PATTERN)?;
     m.add("O200K_PATTERN", crate::pretokenize::O200K_PATTERN)?;

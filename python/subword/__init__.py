@@ -9,6 +9,15 @@ The tiktoken dialect::
 
 from .encoding import Encoding
 from .registry import RanksNotFoundError, get_encoding, list_encoding_names
+from .training import train, train_from_counts, train_from_iterator
 
-__all__ = ["Encoding", "RanksNotFoundError", "get_encoding", "list_encoding_names"]
+__all__ = [
+    "Encoding",
+    "RanksNotFoundError",
+    "get_encoding",
+    "list_encoding_names",
+    "train",
+    "train_from_counts",
+    "train_from_iterator",
+]
 __version__ = "0.1.0"

@@ -287,6 +287,18 @@ class Encoding:
         return self.max_token_value + 1
 
     @property
+    def merges(self) -> list[tuple[bytes, bytes]] | None:
+        """Learned merges in order, for encodings trained by subword (None otherwise)."""
+        return self._core.merges()
+
+    @property
+    def vocab(self) -> dict[int, bytes]:
+        """Every id and its bytes (special tokens as their UTF-8 text)."""
+        out = {rank: token for token, rank in self._mergeable_ranks.items()}
+        out.update((i, t.encode("utf-8")) for t, i in self._special_tokens.items())
+        return dict(sorted(out.items()))
+
+    @property
     def _mergeable_ranks(self) -> dict[bytes, int]:
         if self._ranks_cache is None:
             self._ranks_cache = self._core.mergeable_ranks()

@@ -252,7 +252,7 @@ impl Encoder {
 }
 
 /// Run `f` on a rayon pool with `num_threads` threads (0 = all cores). Pools are kept per size.
-fn in_pool<T: Send>(num_threads: usize, f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn in_pool<T: Send>(num_threads: usize, f: impl FnOnce() -> T + Send) -> T {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex};
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();

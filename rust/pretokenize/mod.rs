@@ -44,7 +44,7 @@ enum Scanner {
     O200k,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Engine {
     Scanner(Scanner),
     Regex(fancy_regex::Regex),
@@ -53,15 +53,19 @@ enum Engine {
 }
 
 /// A compiled pre-tokenization pattern.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Pattern {
     source: String,
     engine: Engine,
 }
 
 impl Pattern {
-    /// Compile `pattern`: a built-in name (`gpt2`, `cl100k_base`, …) or a regex.
+    /// Compile `pattern`: a built-in name (`gpt2`, `cl100k_base`, …) or a regex. The empty string
+    /// means no pre-tokenization (an empty regex would match nothing useful).
     pub fn new(pattern: &str) -> Result<Self> {
+        if pattern.is_empty() {
+            return Ok(Self::whole());
+        }
         let source = PATTERN_NAMES
             .iter()
             .find(|(name, _)| *name == pattern)

@@ -1,0 +1,110 @@
+"""Training byte-level BPE: ``train``, ``train_from_iterator``, ``train_from_counts``.
+
+Defaults and why:
+- ``pattern="gpt2"``: GPT-2's pre-tokenizer, the common baseline; ``None`` lets merges cross spaces.
+- ``min_frequency=2``: a pair seen once would only memorize one string; such a token never helps
+  compression on other text. Training stops early when no pair reaches it.
+- ``tie_break="lexicographic"``: results independent of file order, chunking and thread count.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Iterable, Mapping, Sequence
+
+from . import _core
+from .encoding import Encoding
+
+__all__ = ["train", "train_from_iterator", "train_from_counts"]
+
+
+def _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress) -> Encoding:
+    if trainer.n_distinct() == 0:
+        warnings.warn(
+            "the training corpus is empty: the tokenizer has only the 256 byte tokens "
+            "and the special tokens",
+            stacklevel=3,
+        )
+    core = trainer.finish(vocab_size, min_frequency, tie_break, show_progress)
+    return Encoding._from_core(name, core.pattern(), core)
+
+
+def _trainer(pattern, special_tokens, num_threads):
+    return _core.Trainer(pattern, list(special_tokens), num_threads)
+
+
+def train(
+    files: str | os.PathLike | Sequence[str | os.PathLike],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    pattern: str | None = "gpt2",
+    min_frequency: int = 2,
+    show_progress: bool = True,
+    *,
+    tie_break: str = "lexicographic",
+    num_threads: int = 0,
+    name: str = "trained",
+) -> Encoding:
+    """Train on UTF-8 text files (streamed; memory grows with distinct pre-tokens, not file size).
+
+    ``vocab_size`` counts the 256 byte tokens, the learned tokens and ``special_tokens``.
+
+    >>> enc = subword.train(["corpus.txt"], vocab_size=1000)   # doctest: +SKIP
+    """
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    trainer = _trainer(pattern, special_tokens, num_threads)
+    for f in files:
+        trainer.feed_file(os.fspath(f), show_progress)
+    return _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress)
+
+
+def train_from_iterator(
+    iterator: Iterable[str],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    pattern: str | None = "gpt2",
+    min_frequency: int = 2,
+    show_progress: bool = True,
+    *,
+    tie_break: str = "lexicographic",
+    num_threads: int = 0,
+    batch_size: int = 1000,
+    name: str = "trained",
+) -> Encoding:
+    """Train on an iterable of documents (each str is one document; none is held beyond its batch)."""
+    trainer = _trainer(pattern, special_tokens, num_threads)
+    batch: list[str] = []
+    for doc in iterator:
+        if not isinstance(doc, str):
+            raise TypeError(f"documents must be str, got {type(doc).__name__}")
+        batch.append(doc)
+        if len(batch) >= batch_size:
+            trainer.feed(batch)
+            batch = []
+    if batch:
+        trainer.feed(batch)
+    return _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress)
+
+
+def train_from_counts(
+    counts: Mapping[str | bytes, int] | Iterable[tuple[str | bytes, int]],
+    vocab_size: int,
+    special_tokens: Sequence[str] = (),
+    pattern: str | None = "gpt2",
+    min_frequency: int = 2,
+    show_progress: bool = True,
+    *,
+    tie_break: str = "lexicographic",
+    name: str = "trained",
+) -> Encoding:
+    """Learn merges from pre-tokens counted elsewhere (e.g. by Spark, Dask or multiprocessing).
+
+    Keys are pre-tokens (already split by ``pattern``; the pattern is kept for encoding later);
+    their order is the order of first appearance for ``tie_break="first"``.
+    """
+    items = counts.items() if isinstance(counts, Mapping) else counts
+    trainer = _trainer(pattern, special_tokens, 0)
+    trainer.add_counts(items)
+    return _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress)

@@ -1,0 +1,173 @@
+//! Counting pre-tokens: the only pass over the corpus. Memory is bounded by the number of distinct
+//! pre-tokens, not by corpus size: text is fed in blocks, each block is cut at safe points into
+//! sub-chunks counted in parallel (rayon), and the per-chunk maps are folded into one.
+
+use crate::error::Result;
+use crate::pretokenize::Pattern;
+use aho_corasick::AhoCorasick;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+/// Count and first position (in bytes of all text fed so far) of each distinct pre-token.
+pub type Counts = FxHashMap<Box<[u8]>, (u64, u64)>;
+
+/// Roughly how much text one parallel task counts.
+const SUB_CHUNK: usize = 1 << 20;
+
+/// A cut at `p` is safe when `text[p-2..p+1]` is "non-space ASCII, `\n`, ASCII letter": every
+/// built-in pattern ends a piece before that `\n` or right after it, whether or not text follows,
+/// and starts a fresh piece at the letter. (Custom patterns are assumed to behave the same.)
+pub fn is_safe_cut(b: &[u8], p: usize) -> bool {
+    p >= 2
+        && p < b.len()
+        && b[p - 1] == b'\n'
+        && b[p - 2].is_ascii_graphic()
+        && b[p].is_ascii_alphabetic()
+}
+
+/// The first safe cut at or after `from`, if any.
+pub fn next_safe_cut(b: &[u8], from: usize) -> Option<usize> {
+    let mut p = from.max(2);
+    while p < b.len() {
+        if is_safe_cut(b, p) {
+            return Some(p);
+        }
+        p += b[p..].iter().position(|&x| x == b'\n')? + 1;
+    }
+    None
+}
+
+pub struct PreTokenCounter {
+    pattern: Pattern,
+    specials: Option<AhoCorasick>,
+    counts: Counts,
+    offset: u64,
+}
+
+impl PreTokenCounter {
+    pub fn new(pattern: Pattern, specials: &[String]) -> Result<Self> {
+        let specials = if specials.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                    .build(specials)
+                    .map_err(|e| crate::Error::invalid(format!("special tokens: {e}")))?,
+            )
+        };
+        Ok(PreTokenCounter {
+            pattern,
+            specials,
+            counts: Counts::default(),
+            offset: 0,
+        })
+    }
+
+    /// Count one document (documents never share a pre-token).
+    pub fn feed(&mut self, text: &str) -> Result<()> {
+        let b = text.as_bytes();
+        let mut chunks = Vec::new();
+        let mut start = 0;
+        if !self.pattern.is_whole() {
+            while b.len() - start > SUB_CHUNK {
+                match next_safe_cut(b, start + SUB_CHUNK) {
+                    Some(p) => {
+                        chunks.push(start..p);
+                        start = p;
+                    }
+                    None => break,
+                }
+            }
+        }
+        chunks.push(start..b.len());
+        let base = self.offset;
+        let local: Vec<Result<Counts>> = chunks
+            .into_par_iter()
+            .map(|r| self.count_chunk(&text[r.clone()], base + r.start as u64))
+            .collect();
+        for part in local {
+            merge_into(&mut self.counts, part?);
+        }
+        self.offset += b.len() as u64 + 1;
+        Ok(())
+    }
+
+    fn count_chunk(&self, text: &str, base: u64) -> Result<Counts> {
+        let mut counts = Counts::default();
+        let mut add_text = |seg: &str, seg_base: u64| -> Result<()> {
+            let origin = seg.as_ptr() as usize;
+            self.pattern.for_each_piece(seg, |piece| {
+                let at = seg_base + (piece.as_ptr() as usize - origin) as u64;
+                match counts.get_mut(piece.as_bytes()) {
+                    Some(e) => e.0 += 1,
+                    None => {
+                        counts.insert(piece.as_bytes().into(), (1, at));
+                    }
+                }
+                Ok(())
+            })
+        };
+        // The corpus is split at special tokens first, so no merge ever sees their text.
+        let mut start = 0;
+        if let Some(ac) = &self.specials {
+            for m in ac.find_iter(text) {
+                add_text(&text[start..m.start()], base + start as u64)?;
+                start = m.end();
+            }
+        }
+        add_text(&text[start..], base + start as u64)?;
+        Ok(counts)
+    }
+
+    /// Add pre-tokens counted elsewhere (e.g. by a distributed job); order of first appearance is
+    /// the order given.
+    pub fn add_counts(&mut self, piece: &[u8], count: u64) {
+        let at = self.offset;
+        self.offset += 1;
+        let e = self.counts.entry(piece.into()).or_insert((0, at));
+        e.0 += count;
+    }
+
+    pub fn into_parts(self) -> (Counts, Pattern) {
+        (self.counts, self.pattern)
+    }
+
+    pub fn n_distinct(&self) -> usize {
+        self.counts.len()
+    }
+}
+
+fn merge_into(into: &mut Counts, part: Counts) {
+    if into.is_empty() {
+        *into = part;
+        return;
+    }
+    for (k, (c, first)) in part {
+        let e = into.entry(k).or_insert((0, first));
+        e.0 += c;
+        e.1 = e.1.min(first);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_cuts_do_not_change_pieces() {
+        let text = "Hello world.\nThe end\n\nAnd more!\nyes 12\nok  \nZ";
+        let b = text.as_bytes();
+        for name in ["gpt2", "cl100k_base", "o200k_base"] {
+            let p = Pattern::new(name).unwrap();
+            let whole = p.pieces(text).unwrap();
+            for cut in 0..b.len() {
+                if is_safe_cut(b, cut) {
+                    let mut parts = p.pieces(&text[..cut]).unwrap();
+                    parts.extend(p.pieces(&text[cut..]).unwrap());
+                    assert_eq!(parts, whole, "{name} cut at {cut}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Byte-level BPE training: count pre-tokens (`count`), then learn merges (`queue`), then build an
+//! [`Encoder`] of the same engine the tiktoken-compatible encodings use.
+//!
+//! Vocabulary layout: ids 0..256 are the single bytes (id = byte value), then one id per learned
+//! token in learned order, then the special tokens.
+
+pub mod count;
+pub mod queue;
+
+use crate::encode::Encoder;
+use crate::error::{Error, Result};
+use crate::pretokenize::Pattern;
+use crate::vocab::{Rank, Vocab};
+pub use count::{Counts, PreTokenCounter};
+pub use queue::TieBreak;
+use std::io::Read;
+use std::path::Path;
+
+pub struct TrainOptions {
+    pub vocab_size: usize,
+    pub specials: Vec<String>,
+    pub min_frequency: u64,
+    pub tie_break: TieBreak,
+    pub show_progress: bool,
+}
+
+pub struct Trained {
+    pub encoder: Encoder,
+    /// Learned merges, in order, as the bytes of the two parts.
+    pub merges: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Distinct pre-tokens the merges were learned from.
+    pub n_words: usize,
+}
+
+impl TrainOptions {
+    pub fn min_vocab_size(&self) -> usize {
+        256 + self.specials.len()
+    }
+}
+
+/// Learn merges from counted pre-tokens and build the encoder.
+pub fn finish(counts: Counts, pattern: Pattern, opts: &TrainOptions) -> Result<Trained> {
+    if opts.vocab_size < opts.min_vocab_size() {
+        return Err(Error::invalid(format!(
+            "vocab_size={} is too small: the minimum is {} (256 byte tokens + {} special tokens)",
+            opts.vocab_size,
+            opts.min_vocab_size(),
+            opts.specials.len()
+        )));
+    }
+    let n_tokens = opts.vocab_size - opts.min_vocab_size();
+    let n_words = counts.len();
+    let mut words: Vec<(Box<[u8]>, u64, u64)> = counts
+        .into_iter()
+        .map(|(w, (c, first))| (w, c, first))
+        .collect();
+    // Order of first appearance: what `tie_break="first"` means, and a fixed order otherwise.
+    words.sort_unstable_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+    let words: Vec<(Box<[u8]>, u64)> = words.into_iter().map(|(w, c, _)| (w, c)).collect();
+    let step = (n_tokens / 100).max(1);
+    let show = opts.show_progress;
+    let result = queue::learn(
+        words,
+        n_tokens,
+        opts.min_frequency,
+        opts.tie_break,
+        |done| {
+            if show && (done % step == 0 || done == n_tokens) {
+                eprint!("\rmerging: {done}/{n_tokens} tokens");
+            }
+        },
+    );
+    if show {
+        eprintln!();
+    }
+    let mut ranks: Vec<(Vec<u8>, Rank)> = result
+        .tokens
+        .iter()
+        .enumerate()
+        .map(|(id, t)| (t.to_vec(), id as Rank))
+        .collect();
+    ranks.shrink_to_fit();
+    let first_special = result.tokens.len() as Rank;
+    let specials: Vec<(String, Rank)> = opts
+        .specials
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (s.clone(), first_special + k as Rank))
+        .collect();
+    let merges = result
+        .merges
+        .iter()
+        .map(|&(a, b)| {
+            (
+                result.tokens[a as usize].to_vec(),
+                result.tokens[b as usize].to_vec(),
+            )
+        })
+        .collect();
+    let encoder = Encoder::new(Vocab::new(ranks, specials)?, pattern)?;
+    Ok(Trained {
+        encoder,
+        merges,
+        n_words,
+    })
+}
+
+/// Block size for streaming files: large enough to keep both cores busy, small enough to bound
+/// memory to a few blocks however big the file.
+const BLOCK: usize = 32 << 20;
+
+/// Feed a file to `counter` in blocks cut at safe points. Invalid UTF-8 is an error naming the file
+/// and byte offset.
+pub fn feed_file(counter: &mut PreTokenCounter, path: &Path, show_progress: bool) -> Result<()> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let total = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut buf: Vec<u8> = Vec::new();
+    let mut consumed: u64 = 0;
+    let mut eof = false;
+    while !eof {
+        let before = buf.len();
+        buf.resize(before + BLOCK, 0);
+        let mut filled = before;
+        while filled < buf.len() {
+            let n = file.read(&mut buf[filled..]).map_err(io)?;
+            if n == 0 {
+                eof = true;
+                break;
+            }
+            filled += n;
+        }
+        buf.truncate(filled);
+        let cut = if eof {
+            buf.len()
+        } else {
+            match last_safe_cut(&buf) {
+                Some(c) => c,
+                None => continue, // no safe point yet: read more
+            }
+        };
+        let text = std::str::from_utf8(&buf[..cut]).map_err(|e| {
+            Error::invalid(format!(
+                "{}: invalid UTF-8 at byte offset {}; convert the file to UTF-8 (or clean it) first",
+                path.display(),
+                consumed + e.valid_up_to() as u64
+            ))
+        })?;
+        counter.feed(text)?;
+        consumed += cut as u64;
+        buf.drain(..cut);
+        if show_progress {
+            eprint!(
+                "\rcounting {}: {:.0}%",
+                path.display(),
+                100.0 * consumed as f64 / total.max(1) as f64
+            );
+        }
+    }
+    if show_progress {
+        eprintln!();
+    }
+    Ok(())
+}
+
+fn last_safe_cut(b: &[u8]) -> Option<usize> {
+    let mut end = b.len();
+    while end > 2 {
+        let nl = b[..end - 1].iter().rposition(|&x| x == b'\n')?;
+        if count::is_safe_cut(b, nl + 1) {
+            return Some(nl + 1);
+        }
+        end = nl + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;
