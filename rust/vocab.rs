@@ -25,8 +25,23 @@ fn pair_key(a: Rank, b: Rank) -> u64 {
 
 const ABSENT: u32 = u32::MAX;
 
+/// Longest token (in bytes) kept in the packed-key map.
+const SHORT: usize = 15;
+
+/// Bytes in the low 15 bytes, length in the top byte: distinct for distinct byte strings.
+#[inline(always)]
+fn pack(b: &[u8]) -> u128 {
+    let mut buf = [0u8; 16];
+    buf[..b.len()].copy_from_slice(b);
+    buf[15] = b.len() as u8;
+    u128::from_le_bytes(buf)
+}
+
 pub struct Vocab {
     encoder: FxHashMap<Box<[u8]>, Rank>,
+    /// The tokens of at most `SHORT` bytes again, keyed by their bytes packed into a `u128`: most
+    /// pieces are this short, and an integer key avoids a `memcmp` call per lookup.
+    short: FxHashMap<u128, Rank>,
     special_encoder: FxHashMap<String, Rank>,
     /// Dense by id: (start, len) into `bytes`; `len == ABSENT` where no token has the id.
     spans: Vec<(u32, u32)>,
@@ -106,8 +121,14 @@ impl Vocab {
                 .copied()
                 .unwrap_or(PSEUDO_BASE + b as Rank);
         }
+        let short = encoder
+            .iter()
+            .filter(|(b, _)| b.len() <= SHORT)
+            .map(|(b, &r)| (pack(b), r))
+            .collect();
         let mut vocab = Vocab {
             encoder,
+            short,
             special_encoder,
             spans,
             bytes,
@@ -146,7 +167,11 @@ impl Vocab {
 
     #[inline(always)]
     pub fn rank(&self, piece: &[u8]) -> Option<Rank> {
-        self.encoder.get(piece).copied()
+        if piece.len() <= SHORT {
+            self.short.get(&pack(piece)).copied()
+        } else {
+            self.encoder.get(piece).copied()
+        }
     }
 
     #[inline(always)]

@@ -1,23 +1,42 @@
-//! A bounded word cache that does not serialize threads.
+//! A bounded word cache that neither serializes threads nor allocates.
 //!
 //! tiktoken removed its cache because one RwLock-guarded LRU made threads queue on every piece.
-//! Here each thread is pinned to its own shard (by a per-thread index), so a lock is taken but never
-//! contended below 64 threads; a full shard is simply cleared, which bounds memory with O(1)
-//! bookkeeping and keeps the hot words of the current text, since they are re-added at once.
+//! Here each thread is pinned to its own shard (by a per-thread index), so the lock is taken but not
+//! contended below 64 threads. A shard is a direct-mapped table of fixed-size slots allocated on
+//! first use: lookup is one hash, one 32-byte compare; a miss overwrites its slot. No allocation per
+//! word, O(1) bookkeeping, and memory bounded by `SLOTS` × slot size per active thread.
 
 use crate::vocab::Rank;
-use rustc_hash::FxHashMap;
+use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 const SHARDS: usize = 64;
-/// Entries per shard before it is cleared.
-const SHARD_CAPACITY: usize = 16_384;
-/// Longer pieces are rare and cheap to re-merge relative to their length; not worth the memory.
-pub const MAX_CACHED_LEN: usize = 48;
+const SLOTS: usize = 1 << 13;
+/// Longest piece cached, in bytes.
+pub const MAX_CACHED_LEN: usize = 32;
+/// Most ids a cached piece may have.
+const MAX_IDS: usize = 12;
+
+#[derive(Clone, Copy)]
+struct Slot {
+    key: [u8; MAX_CACHED_LEN],
+    key_len: u8,
+    n_ids: u8,
+    ids: [Rank; MAX_IDS],
+}
+
+const EMPTY: Slot = Slot {
+    key: [0; MAX_CACHED_LEN],
+    key_len: u8::MAX,
+    n_ids: 0,
+    ids: [0; MAX_IDS],
+};
+
+type Shard = Option<Box<[Slot]>>;
 
 pub struct WordCache {
-    shards: Box<[Mutex<FxHashMap<Box<[u8]>, Box<[Rank]>>>]>,
+    shards: Box<[Mutex<Shard>]>,
 }
 
 fn shard_of_this_thread() -> usize {
@@ -28,36 +47,84 @@ fn shard_of_this_thread() -> usize {
     INDEX.with(|i| *i)
 }
 
+#[inline(always)]
+fn padded(piece: &[u8]) -> [u8; MAX_CACHED_LEN] {
+    let mut key = [0u8; MAX_CACHED_LEN];
+    key[..piece.len()].copy_from_slice(piece);
+    key
+}
+
+#[inline(always)]
+fn slot_of(key: &[u8; MAX_CACHED_LEN], len: usize) -> usize {
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    h.write(key);
+    h.write_usize(len);
+    (h.finish() >> 17) as usize & (SLOTS - 1)
+}
+
 impl Default for WordCache {
     fn default() -> Self {
         WordCache {
-            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(None)).collect(),
         }
     }
 }
 
 impl WordCache {
-    /// Append the cached ids of `piece` to `out`; false if not cached.
+    /// Append the cached ids of `piece` (at most `MAX_CACHED_LEN` bytes) to `out`; false if absent.
     #[inline]
     pub fn get_into(&self, piece: &[u8], out: &mut Vec<Rank>) -> bool {
-        let shard = self.shards[shard_of_this_thread()].lock();
-        let Ok(shard) = shard else { return false };
-        match shard.get(piece) {
-            Some(ids) => {
-                out.extend_from_slice(ids);
-                true
-            }
-            None => false,
+        let key = padded(piece);
+        let Ok(shard) = self.shards[shard_of_this_thread()].lock() else {
+            return false;
+        };
+        let Some(slots) = shard.as_ref() else {
+            return false;
+        };
+        let slot = &slots[slot_of(&key, piece.len())];
+        if slot.key_len as usize == piece.len() && slot.key == key {
+            out.extend_from_slice(&slot.ids[..slot.n_ids as usize]);
+            true
+        } else {
+            false
         }
     }
 
     #[inline]
     pub fn insert(&self, piece: &[u8], ids: &[Rank]) {
-        if let Ok(mut shard) = self.shards[shard_of_this_thread()].lock() {
-            if shard.len() >= SHARD_CAPACITY {
-                shard.clear();
-            }
-            shard.insert(piece.into(), ids.into());
+        if ids.len() > MAX_IDS {
+            return;
         }
+        let key = padded(piece);
+        let Ok(mut shard) = self.shards[shard_of_this_thread()].lock() else {
+            return;
+        };
+        let slots = shard.get_or_insert_with(|| vec![EMPTY; SLOTS].into_boxed_slice());
+        let slot = &mut slots[slot_of(&key, piece.len())];
+        slot.key = key;
+        slot.key_len = piece.len() as u8;
+        slot.n_ids = ids.len() as u8;
+        slot.ids[..ids.len()].copy_from_slice(ids);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hit_miss_and_overwrite() {
+        let c = WordCache::default();
+        let mut out = Vec::new();
+        assert!(!c.get_into(b"abc", &mut out));
+        c.insert(b"abc", &[1, 2]);
+        assert!(c.get_into(b"abc", &mut out));
+        assert_eq!(out, vec![1, 2]);
+        // Same bytes zero-padded but a different length is a different key.
+        assert!(!c.get_into(b"abc\0", &mut out));
+        c.insert(b"abc", &[7]);
+        out.clear();
+        assert!(c.get_into(b"abc", &mut out));
+        assert_eq!(out, vec![7]);
     }
 }
