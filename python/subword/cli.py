@@ -34,7 +34,7 @@ def _show_piece(piece: bytes) -> str:
 
 def _pieces_line(enc: Encoding, ids: list[int], color: bool) -> str:
     out = []
-    for k, (i, piece) in enumerate(zip(ids, enc.decode_tokens_bytes(ids))):
+    for k, piece in enumerate(enc.decode_tokens_bytes(ids)):
         text = _show_piece(piece).replace("\n", "\\n")
         if color:
             out.append(f"\x1b[{41 + k % 6}m{text}\x1b[0m")

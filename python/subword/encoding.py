@@ -65,7 +65,7 @@ class Encoding:
                 )
 
     @classmethod
-    def _from_core(cls, name, pat_str, core, explicit_n_vocab=None) -> "Encoding":
+    def _from_core(cls, name, pat_str, core, explicit_n_vocab=None) -> Encoding:
         self = cls.__new__(cls)
         self._setup(name, pat_str, core, explicit_n_vocab)
         return self
@@ -79,7 +79,7 @@ class Encoding:
         pat_str: str,
         special_tokens: dict[str, int] | None = None,
         name: str | None = None,
-    ) -> "Encoding":
+    ) -> Encoding:
         """Load a ``.tiktoken`` ranks file. ``pat_str`` is a regex or a built-in name ("gpt2",
         "cl100k_base", "o200k_base")."""
         core = _core.CoreBPE.from_tiktoken_file(
@@ -92,7 +92,7 @@ class Encoding:
     @classmethod
     def from_gpt2_files(
         cls, encoder_json: str | os.PathLike, vocab_bpe: str | os.PathLike, name: str = "gpt2"
-    ) -> "Encoding":
+    ) -> Encoding:
         """Load GPT-2's original ``encoder.json`` and ``vocab.bpe``."""
         core, _ = _core.CoreBPE.from_gpt2_files(
             os.fspath(encoder_json), os.fspath(vocab_bpe), _core.GPT2_PATTERN
@@ -102,6 +102,68 @@ class Encoding:
     def dump_tiktoken(self, path: str | os.PathLike) -> None:
         """Write the mergeable ranks as a ``.tiktoken`` file (atomically)."""
         self._core.dump_tiktoken(os.fspath(path))
+
+    def save(self, path: str | os.PathLike) -> str:
+        """Save ranks, pattern and special tokens: ``<path>.tiktoken`` (tiktoken's format) and the
+        manifest ``<path>.json`` naming it. Both writes are atomic. Returns the manifest path.
+
+        >>> enc.save("my_tok")                 # doctest: +SKIP
+        >>> subword.Encoding.load("my_tok.json")   # doctest: +SKIP
+        """
+        import hashlib
+        import json
+
+        base = os.fspath(path)
+        if base.endswith(".json"):
+            base = base[: -len(".json")]
+        ranks_path = base + ".tiktoken"
+        self.dump_tiktoken(ranks_path)
+        with open(ranks_path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        manifest = {
+            "format": "subword-tiktoken/1",
+            "name": self.name,
+            "pat_str": self._core.pattern(),
+            "special_tokens": self._special_tokens,
+            "ranks": os.path.basename(ranks_path),
+            "sha256": digest,
+        }
+        manifest_path = base + ".json"
+        tmp = f"{manifest_path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(manifest, f, ensure_ascii=False, indent=1)
+        os.replace(tmp, manifest_path)
+        return manifest_path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Encoding:
+        """Load what ``save`` wrote (the manifest ``.json``, or the path given to ``save``)."""
+        import hashlib
+        import json
+
+        manifest_path = os.fspath(path)
+        if not manifest_path.endswith(".json"):
+            manifest_path += ".json"
+        with open(manifest_path, encoding="utf-8") as f:
+            try:
+                manifest = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{manifest_path}: not a subword manifest ({e})") from None
+        if not isinstance(manifest, dict) or manifest.get("format") != "subword-tiktoken/1":
+            raise ValueError(
+                f"{manifest_path}: not a subword manifest (expected format subword-tiktoken/1)"
+            )
+        ranks_path = os.path.join(os.path.dirname(manifest_path), manifest["ranks"])
+        with open(ranks_path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        if digest != manifest["sha256"]:
+            raise ValueError(
+                f"{ranks_path}: sha256 is {digest} but {manifest_path} expects "
+                f"{manifest['sha256']}; the ranks file was changed after saving"
+            )
+        return cls.from_tiktoken_file(
+            ranks_path, manifest["pat_str"], manifest["special_tokens"], manifest["name"]
+        )
 
     def to_tiktoken(self):
         """An equivalent ``tiktoken.Encoding`` (requires tiktoken)."""
@@ -148,7 +210,9 @@ class Encoding:
         )
         return np.frombuffer(buf, dtype=np.uint32)
 
-    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> list[list[int]]:
+    def encode_ordinary_batch(
+        self, text: Sequence[str], *, num_threads: int = 8
+    ) -> list[list[int]]:
         """Encode many texts in parallel (in Rust, without the GIL)."""
         try:
             return self._core.encode_ordinary_batch(text, num_threads)

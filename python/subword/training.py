@@ -73,7 +73,7 @@ def train_from_iterator(
     batch_size: int = 1000,
     name: str = "trained",
 ) -> Encoding:
-    """Train on an iterable of documents (each str is one document; none is held beyond its batch)."""
+    """Train on an iterable of documents (each str is one document, held only in its batch)."""
     trainer = _trainer(pattern, special_tokens, num_threads)
     batch: list[str] = []
     for doc in iterator:
