@@ -2,7 +2,7 @@
 
 use crate::encode::{in_pool, Encoder};
 use crate::error::Error;
-use crate::formats::{gpt2, tiktoken};
+use crate::formats::{gpt2, hf_json, tiktoken};
 use crate::pretokenize::Pattern;
 use crate::specials::Selection;
 use crate::train::{self, PreTokenCounter, TieBreak, TrainOptions};
@@ -200,6 +200,26 @@ impl PyCore {
             .map_err(to_py)?;
         let specials = files.specials.clone();
         Ok((build(files.ranks, files.specials, pattern)?, specials))
+    }
+
+    /// A byte-level BPE `tokenizer.json` of HF tokenizers.
+    #[staticmethod]
+    fn from_hf_json(py: Python<'_>, text: &str, origin: &str) -> PyResult<Self> {
+        let hf = py
+            .allow_threads(|| hf_json::parse(text, origin))
+            .map_err(to_py)?;
+        let pattern = Pattern::new(&hf.pattern).map_err(to_py)?;
+        let merges = hf.merges.clone();
+        let vocab = Vocab::with_merges(hf.ranks, hf.specials, &hf.merges).map_err(to_py)?;
+        let mut encoder = Encoder::new(vocab, pattern).map_err(to_py)?;
+        if !hf.whole_lookup {
+            encoder = encoder.without_whole_lookup();
+        }
+        wrap(encoder, Some(merges))
+    }
+
+    fn to_hf_json(&self) -> String {
+        hf_json::render(&self.inner)
     }
 
     fn dump_tiktoken(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {

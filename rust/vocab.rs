@@ -49,6 +49,8 @@ pub struct Vocab {
     is_special: Vec<bool>,
     byte_ids: [Rank; 256],
     pairs: FxHashMap<u64, Rank>,
+    /// Set when only listed merges apply (HF files): the list, in order.
+    listed_merges: Option<Vec<(Vec<u8>, Vec<u8>)>>,
     max_token_value: Rank,
 }
 
@@ -135,9 +137,35 @@ impl Vocab {
             is_special,
             byte_ids,
             pairs: FxHashMap::default(),
+            listed_merges: None,
             max_token_value: max_id,
         };
         vocab.pairs = vocab.derive_pairs();
+        Ok(vocab)
+    }
+
+    /// Like [`Vocab::new`], but only the listed merges may be applied (HF's BPE semantics); their
+    /// priority is the merged token's id, so ids must follow merge order (the caller checks).
+    pub fn with_merges(
+        mergeable: Vec<(Vec<u8>, Rank)>,
+        specials: Vec<(String, Rank)>,
+        merges: &[(Vec<u8>, Vec<u8>)],
+    ) -> Result<Self> {
+        let mut vocab = Self::new(mergeable, specials)?;
+        let mut pairs = FxHashMap::default();
+        for (a, b) in merges {
+            let merged = vocab.rank(&[a.as_slice(), b.as_slice()].concat());
+            let (Some(x), Some(y), Some(m)) = (vocab.piece_id(a), vocab.piece_id(b), merged) else {
+                return Err(Error::invalid(format!(
+                    "merge ({}, {}) joins bytes that are not tokens",
+                    show_bytes(a),
+                    show_bytes(b)
+                )));
+            };
+            pairs.entry(pair_key(x, y)).or_insert(m);
+        }
+        vocab.pairs = pairs;
+        vocab.listed_merges = Some(merges.to_vec());
         Ok(vocab)
     }
 
@@ -232,6 +260,11 @@ impl Vocab {
             .collect();
         v.sort_unstable_by_key(|&(_, r)| r);
         v
+    }
+
+    /// The listed merges, when only those apply (see [`Vocab::with_merges`]).
+    pub fn listed_merges(&self) -> Option<&[(Vec<u8>, Vec<u8>)]> {
+        self.listed_merges.as_deref()
     }
 
     pub fn n_mergeable(&self) -> usize {

@@ -165,6 +165,33 @@ class Encoding:
             ranks_path, manifest["pat_str"], manifest["special_tokens"], manifest["name"]
         )
 
+    def to_hf_json(self) -> str:
+        """This encoding as an HF ``tokenizers`` ``tokenizer.json`` (byte-level BPE)."""
+        return self._core.to_hf_json()
+
+    def save_hf(self, path: str | os.PathLike) -> None:
+        """Write ``to_hf_json()`` to ``path`` atomically; HF ``Tokenizer.from_file`` reads it."""
+        path = os.fspath(path)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(self.to_hf_json())
+        os.replace(tmp, path)
+
+    @classmethod
+    def from_hf_json(cls, text: str, name: str = "hf") -> Encoding:
+        """Read a byte-level BPE ``tokenizer.json`` (as text). Unsupported parts raise ValueError."""
+        core = _core.CoreBPE.from_hf_json(text, "tokenizer.json")
+        return cls._from_core(name, core.pattern(), core)
+
+    @classmethod
+    def from_hf_file(cls, path: str | os.PathLike, name: str | None = None) -> Encoding:
+        """Read a byte-level BPE ``tokenizer.json`` file."""
+        path = os.fspath(path)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        core = _core.CoreBPE.from_hf_json(text, path)
+        return cls._from_core(name or os.path.basename(path), core.pattern(), core)
+
     def to_tiktoken(self):
         """An equivalent ``tiktoken.Encoding`` (requires tiktoken)."""
         import tiktoken

@@ -24,6 +24,8 @@ pub struct Encoder {
     pattern: Pattern,
     specials: Specials,
     cache: WordCache,
+    /// Look the whole piece up before merging (tiktoken always does; HF only with `ignore_merges`).
+    whole_lookup: bool,
     /// Mergeable token bytes, sorted; built on first use by `encode_with_unstable`.
     sorted_tokens: OnceLock<Vec<Box<[u8]>>>,
 }
@@ -48,8 +50,19 @@ impl Encoder {
             pattern,
             specials,
             cache: WordCache::default(),
+            whole_lookup: true,
             sorted_tokens: OnceLock::new(),
         })
+    }
+
+    /// Merge whole pieces too instead of looking them up first (HF BPE without `ignore_merges`).
+    pub fn without_whole_lookup(mut self) -> Self {
+        self.whole_lookup = false;
+        self
+    }
+
+    pub fn whole_lookup(&self) -> bool {
+        self.whole_lookup
     }
 
     pub fn vocab(&self) -> &Vocab {
@@ -64,9 +77,11 @@ impl Encoder {
     /// what merging would give).
     #[inline]
     fn encode_piece(&self, piece: &[u8], scratch: &mut Scratch, out: &mut Vec<Rank>) -> Result<()> {
-        if let Some(id) = self.vocab.rank(piece) {
-            out.push(id);
-            return Ok(());
+        if self.whole_lookup {
+            if let Some(id) = self.vocab.rank(piece) {
+                out.push(id);
+                return Ok(());
+            }
         }
         if piece.len() > MAX_CACHED_LEN {
             return merge::merge_piece(&self.vocab, piece, scratch, out);

@@ -2,6 +2,7 @@
 
 pub mod byte_unicode;
 pub mod gpt2;
+pub mod hf_json;
 pub mod tiktoken;
 
 use crate::error::{Error, Result};
