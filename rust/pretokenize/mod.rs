@@ -95,6 +95,12 @@ impl Pattern {
         &self.source
     }
 
+    /// True for the built-in patterns, whose pieces never span the cut points of
+    /// `train::count::is_safe_cut`; other patterns are never cut inside a document.
+    pub fn has_safe_cuts(&self) -> bool {
+        matches!(self.engine, Engine::Scanner(_))
+    }
+
     pub fn is_whole(&self) -> bool {
         matches!(self.engine, Engine::Whole)
     }

@@ -46,6 +46,18 @@ pub struct PreTokenCounter {
 
 impl PreTokenCounter {
     pub fn new(pattern: Pattern, specials: &[String]) -> Result<Self> {
+        for (k, s) in specials.iter().enumerate() {
+            if s.is_empty() {
+                return Err(crate::Error::invalid(
+                    "a special token cannot be the empty string",
+                ));
+            }
+            if specials[..k].contains(s) {
+                return Err(crate::Error::invalid(format!(
+                    "special token {s:?} is given twice"
+                )));
+            }
+        }
         let specials = if specials.is_empty() {
             None
         } else {
@@ -67,24 +79,37 @@ impl PreTokenCounter {
     /// Count one document (documents never share a pre-token).
     pub fn feed(&mut self, text: &str) -> Result<()> {
         let b = text.as_bytes();
-        let mut chunks = Vec::new();
+        // Specials first: the stretches between them are what gets pre-tokenized, so a cut below can
+        // never fall inside a special.
+        let mut segments = Vec::new();
         let mut start = 0;
-        if !self.pattern.is_whole() {
-            while b.len() - start > SUB_CHUNK {
-                match next_safe_cut(b, start + SUB_CHUNK) {
-                    Some(p) => {
-                        chunks.push(start..p);
-                        start = p;
-                    }
-                    None => break,
-                }
+        if let Some(ac) = &self.specials {
+            for m in ac.find_iter(b) {
+                segments.push(start..m.start());
+                start = m.end();
             }
         }
-        chunks.push(start..b.len());
+        segments.push(start..b.len());
+        let mut chunks = Vec::new();
+        for seg in segments.into_iter().filter(|r| !r.is_empty()) {
+            let mut s = seg.start;
+            if self.pattern.has_safe_cuts() {
+                while seg.end - s > SUB_CHUNK {
+                    match next_safe_cut(&b[..seg.end], s + SUB_CHUNK) {
+                        Some(p) => {
+                            chunks.push(s..p);
+                            s = p;
+                        }
+                        None => break,
+                    }
+                }
+            }
+            chunks.push(s..seg.end);
+        }
         let base = self.offset;
         let local: Vec<Result<Counts>> = chunks
             .into_par_iter()
-            .map(|r| self.count_chunk(&text[r.clone()], base + r.start as u64))
+            .map(|r| self.count_text(&text[r.clone()], base + r.start as u64))
             .collect();
         for part in local {
             merge_into(&mut self.counts, part?);
@@ -93,31 +118,41 @@ impl PreTokenCounter {
         Ok(())
     }
 
-    fn count_chunk(&self, text: &str, base: u64) -> Result<Counts> {
+    /// Count the pieces of special-free text starting at corpus offset `base`.
+    fn count_text(&self, text: &str, base: u64) -> Result<Counts> {
         let mut counts = Counts::default();
-        let mut add_text = |seg: &str, seg_base: u64| -> Result<()> {
-            let origin = seg.as_ptr() as usize;
-            self.pattern.for_each_piece(seg, |piece| {
-                let at = seg_base + (piece.as_ptr() as usize - origin) as u64;
-                match counts.get_mut(piece.as_bytes()) {
-                    Some(e) => e.0 += 1,
-                    None => {
-                        counts.insert(piece.as_bytes().into(), (1, at));
-                    }
+        let origin = text.as_ptr() as usize;
+        self.pattern.for_each_piece(text, |piece| {
+            let at = base + (piece.as_ptr() as usize - origin) as u64;
+            match counts.get_mut(piece.as_bytes()) {
+                Some(e) => e.0 += 1,
+                None => {
+                    counts.insert(piece.as_bytes().into(), (1, at));
                 }
-                Ok(())
-            })
+            }
+            Ok(())
+        })?;
+        Ok(counts)
+    }
+
+    /// Move a block cut at `cut` back to the start of a special token that straddles it.
+    pub fn respect_specials(&self, b: &[u8], cut: usize) -> usize {
+        let Some(ac) = &self.specials else {
+            return cut;
         };
-        // The corpus is split at special tokens first, so no merge ever sees their text.
-        let mut start = 0;
-        if let Some(ac) = &self.specials {
-            for m in ac.find_iter(text) {
-                add_text(&text[start..m.start()], base + start as u64)?;
-                start = m.end();
+        for m in ac.find_iter(b) {
+            if m.start() >= cut {
+                break;
+            }
+            if m.end() > cut {
+                return m.start();
             }
         }
-        add_text(&text[start..], base + start as u64)?;
-        Ok(counts)
+        cut
+    }
+
+    pub fn pattern(&self) -> &Pattern {
+        &self.pattern
     }
 
     /// Add pre-tokens counted elsewhere (e.g. by a distributed job); order of first appearance is

@@ -109,36 +109,33 @@ pub fn finish(counts: Counts, pattern: Pattern, opts: &TrainOptions) -> Result<T
 /// memory to a few blocks however big the file.
 const BLOCK: usize = 32 << 20;
 
-/// Feed a file to `counter` in blocks cut at safe points. Invalid UTF-8 is an error naming the file
-/// and byte offset.
+/// Feed a file to `counter`: in blocks cut at safe points for the built-in patterns (memory bounded
+/// by the block size), whole otherwise (a custom pattern's pieces may span any cut). Invalid UTF-8 is
+/// an error naming the file and byte offset.
 pub fn feed_file(counter: &mut PreTokenCounter, path: &Path, show_progress: bool) -> Result<()> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut file = std::fs::File::open(path).map_err(io)?;
+    let file = std::fs::File::open(path).map_err(io)?;
     let total = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let block = if counter.pattern().has_safe_cuts() {
+        BLOCK as u64
+    } else {
+        u64::MAX
+    };
+    let mut reader = std::io::BufReader::new(file);
     let mut buf: Vec<u8> = Vec::new();
     let mut consumed: u64 = 0;
-    let mut eof = false;
-    while !eof {
-        let before = buf.len();
-        buf.resize(before + BLOCK, 0);
-        let mut filled = before;
-        while filled < buf.len() {
-            let n = file.read(&mut buf[filled..]).map_err(io)?;
-            if n == 0 {
-                eof = true;
-                break;
-            }
-            filled += n;
-        }
-        buf.truncate(filled);
+    loop {
+        let want = block.saturating_sub(buf.len() as u64).max(1 << 16);
+        let n = (&mut reader).take(want).read_to_end(&mut buf).map_err(io)?;
+        let eof = n == 0 || block == u64::MAX;
         let cut = if eof {
             buf.len()
         } else {
             match last_safe_cut(&buf) {
-                Some(c) => c,
+                Some(c) => counter.respect_specials(&buf, c),
                 None => continue, // no safe point yet: read more
             }
         };
@@ -158,6 +155,9 @@ pub fn feed_file(counter: &mut PreTokenCounter, path: &Path, show_progress: bool
                 path.display(),
                 100.0 * consumed as f64 / total.max(1) as f64
             );
+        }
+        if eof && buf.is_empty() {
+            break;
         }
     }
     if show_progress {

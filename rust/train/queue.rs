@@ -156,7 +156,8 @@ pub fn learn(
     let pairs: Vec<Pair> = st.counts.keys().copied().collect();
     let mut heap: BinaryHeap<Entry> = pairs.into_iter().filter_map(|p| st.entry(p)).collect();
     let mut merges = Vec::new();
-    while merges.len() < n_merges {
+    // Count new tokens, not merges: a merge may spell a token that already exists.
+    while st.tokens.len() < 256 + n_merges {
         let Some(top) = heap.pop() else { break };
         let Some(now) = st.entry(top.pair) else {
             continue;
@@ -170,7 +171,7 @@ pub fn learn(
         }
         let new_pairs = apply_merge(&mut st, top.pair);
         merges.push(top.pair);
-        progress(merges.len());
+        progress(st.tokens.len() - 256);
         for p in new_pairs {
             if let Some(e) = st.entry(p) {
                 heap.push(e);
