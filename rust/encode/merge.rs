@@ -23,7 +23,7 @@ pub fn merge_piece(
     if piece.len() <= SCAN_LIMIT {
         merge_scan(vocab, piece, scratch, out)
     } else {
-        merge_heap(vocab, piece, out)
+        merge_heap(vocab, piece, &mut scratch.heap, out)
     }
 }
 
@@ -69,20 +69,40 @@ fn merge_scan(
 
 const NONE: u32 = u32::MAX;
 
-fn merge_heap(vocab: &Vocab, piece: &[u8], out: &mut Vec<Rank>) -> Result<()> {
+/// Buffers of the heap merge, kept between pieces.
+#[derive(Default)]
+pub struct HeapScratch {
+    ids: Vec<Rank>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    alive: Vec<bool>,
+    heap: BinaryHeap<Reverse<(Rank, u32)>>,
+}
+
+fn merge_heap(vocab: &Vocab, piece: &[u8], s: &mut HeapScratch, out: &mut Vec<Rank>) -> Result<()> {
     let n = piece.len();
-    let mut ids: Vec<Rank> = piece.iter().map(|&b| vocab.byte_id(b)).collect();
-    let mut next: Vec<u32> = (1..=n as u32).collect();
+    let HeapScratch {
+        ids,
+        next,
+        prev,
+        alive,
+        heap,
+    } = s;
+    ids.clear();
+    ids.extend(piece.iter().map(|&b| vocab.byte_id(b)));
+    next.clear();
+    next.extend(1..=n as u32);
     next[n - 1] = NONE;
-    let mut prev: Vec<u32> = (0..n as u32).map(|i| i.wrapping_sub(1)).collect();
-    let mut alive = vec![true; n];
+    prev.clear();
+    prev.extend((0..n as u32).map(|i| i.wrapping_sub(1)));
+    alive.clear();
+    alive.resize(n, true);
     // (rank, position of the left node): min-heap order is exactly "lowest rank, then leftmost".
-    let mut heap: BinaryHeap<Reverse<(Rank, u32)>> = (0..n - 1)
-        .filter_map(|i| {
-            let r = vocab.merge(ids[i], ids[i + 1]);
-            (r != Rank::MAX).then_some(Reverse((r, i as u32)))
-        })
-        .collect();
+    heap.clear();
+    heap.extend((0..n - 1).filter_map(|i| {
+        let r = vocab.merge(ids[i], ids[i + 1]);
+        (r != Rank::MAX).then_some(Reverse((r, i as u32)))
+    }));
     while let Some(Reverse((rank, i))) = heap.pop() {
         let i = i as usize;
         let j = next[i];
@@ -171,7 +191,7 @@ mod tests {
             let expected = reference(&vocab, &piece);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             merge_scan(&vocab, &piece, &mut scratch, &mut a).unwrap();
-            merge_heap(&vocab, &piece, &mut b).unwrap();
+            merge_heap(&vocab, &piece, &mut HeapScratch::default(), &mut b).unwrap();
             assert_eq!(a, expected, "scan on {piece:?}");
             assert_eq!(b, expected, "heap on {piece:?}");
         }
@@ -184,6 +204,7 @@ mod tests {
         merge_scan(&vocab, b"ab", &mut Scratch::default(), &mut out).unwrap();
         assert_eq!(out, vec![1]);
         assert!(merge_scan(&vocab, b"abb", &mut Scratch::default(), &mut Vec::new()).is_err());
-        assert!(merge_heap(&vocab, &[b'b'; 200], &mut Vec::new()).is_err());
+        let mut hs = HeapScratch::default();
+        assert!(merge_heap(&vocab, &[b'b'; 200], &mut hs, &mut Vec::new()).is_err());
     }
 }

@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 pub struct Scratch {
     ids: Vec<Rank>,
     ranks: Vec<Rank>,
+    heap: merge::HeapScratch,
 }
 
 pub struct Encoder {
