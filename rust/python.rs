@@ -79,13 +79,32 @@ fn selection(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Selection> {
     Ok(Selection::Only(v))
 }
 
-fn texts(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+/// The str objects of a sequence, kept alive so that their UTF-8 can be borrowed without copying.
+fn texts<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyString>>> {
     if obj.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
             "expected a list of strings, got a single string (wrap it in a list)",
         ));
     }
-    obj.extract()
+    obj.try_iter()?
+        .map(|item| {
+            let item = item?;
+            item.downcast_into::<PyString>().map_err(|e| {
+                PyTypeError::new_err(format!(
+                    "expected a list of strings, found {}",
+                    e.into_inner()
+                        .get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            })
+        })
+        .collect()
+}
+
+fn borrow_all<'a>(strings: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
+    strings.iter().map(|s| s.to_str()).collect()
 }
 
 /// The Rust encoder behind `subword.Encoding`.
@@ -300,7 +319,8 @@ impl PyCore {
         texts_: &Bound<'py, PyAny>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
-        let t = texts(texts_)?;
+        let owners = texts(texts_)?;
+        let t = borrow_all(&owners)?;
         let batch = py
             .allow_threads(|| self.inner.encode_ordinary_batch(&t, num_threads))
             .map_err(to_py)?;
@@ -315,7 +335,8 @@ impl PyCore {
         disallowed_special: &Bound<'py, PyAny>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
-        let t = texts(texts_)?;
+        let owners = texts(texts_)?;
+        let t = borrow_all(&owners)?;
         let a = selection(allowed_special, "allowed_special")?;
         let d = selection(disallowed_special, "disallowed_special")?;
         let batch = py
@@ -332,7 +353,8 @@ impl PyCore {
         disallowed_special: &Bound<'_, PyAny>,
         num_threads: usize,
     ) -> PyResult<Vec<usize>> {
-        let t = texts(texts_)?;
+        let owners = texts(texts_)?;
+        let t = borrow_all(&owners)?;
         let a = selection(allowed_special, "allowed_special")?;
         let d = selection(disallowed_special, "disallowed_special")?;
         py.allow_threads(|| self.inner.count_batch(&t, &a, &d, num_threads))
@@ -494,7 +516,8 @@ impl PyTrainer {
     }
 
     fn feed(&mut self, py: Python<'_>, texts_: &Bound<'_, PyAny>) -> PyResult<()> {
-        let t = texts(texts_)?;
+        let owners = texts(texts_)?;
+        let t = borrow_all(&owners)?;
         let n = self.num_threads;
         let counter = self.counter()?;
         py.allow_threads(|| in_pool(n, || t.iter().try_for_each(|s| counter.feed(s))))

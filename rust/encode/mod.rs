@@ -117,7 +117,7 @@ impl Encoder {
 
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>> {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
-        self.encode_text(text, &mut Scratch::default(), &mut out)?;
+        with_scratch(|scratch| self.encode_text(text, scratch, &mut out))?;
         Ok(out)
     }
 
@@ -131,14 +131,22 @@ impl Encoder {
         disallowed: &Selection,
     ) -> Result<Encoded> {
         self.specials.check(text, allowed, disallowed)?;
+        with_scratch(|scratch| self.encode_with_scratch(text, allowed, scratch))
+    }
+
+    fn encode_with_scratch(
+        &self,
+        text: &str,
+        allowed: &Selection,
+        scratch: &mut Scratch,
+    ) -> Result<Encoded> {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
-        let mut scratch = Scratch::default();
         let mut last_piece_len = 0;
         let mut start = 0;
         if let Some(ac) = self.specials.allowed_matcher(allowed)? {
             for m in ac.find_iter(text) {
                 if m.start() > start {
-                    self.encode_text(&text[start..m.start()], &mut scratch, &mut out)?;
+                    self.encode_text(&text[start..m.start()], scratch, &mut out)?;
                 }
                 let id = self
                     .vocab
@@ -150,7 +158,7 @@ impl Encoder {
             }
         }
         if start < text.len() {
-            last_piece_len = self.encode_text(&text[start..], &mut scratch, &mut out)?;
+            last_piece_len = self.encode_text(&text[start..], scratch, &mut out)?;
         }
         Ok(Encoded {
             ids: out,
@@ -160,7 +168,7 @@ impl Encoder {
 
     pub fn encode_batch(
         &self,
-        texts: &[String],
+        texts: &[&str],
         allowed: &Selection,
         disallowed: &Selection,
         num_threads: usize,
@@ -175,7 +183,7 @@ impl Encoder {
 
     pub fn encode_ordinary_batch(
         &self,
-        texts: &[String],
+        texts: &[&str],
         num_threads: usize,
     ) -> Result<Vec<Vec<Rank>>> {
         in_pool(num_threads, || {
@@ -185,7 +193,7 @@ impl Encoder {
 
     pub fn count_batch(
         &self,
-        texts: &[String],
+        texts: &[&str],
         allowed: &Selection,
         disallowed: &Selection,
         num_threads: usize,
@@ -265,6 +273,18 @@ impl Encoder {
     pub fn specials(&self) -> &Specials {
         &self.specials
     }
+}
+
+/// Run `f` with this thread's merge buffers, so that encoding many small texts does not allocate
+/// them again for each text.
+fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Scratch> = Default::default();
+    }
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => f(&mut s),
+        Err(_) => f(&mut Scratch::default()),
+    })
 }
 
 /// Run `f` on a rayon pool with `num_threads` threads (0 = all cores). Pools are kept per size.
