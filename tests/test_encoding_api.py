@@ -13,6 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import gpt2files
 import pytest
 import refdata
 import subword
@@ -390,58 +391,9 @@ def test_dump_custom(toy, tmp_path, monkeypatch):
     assert back.encode(text, allowed_special="all") == sw.encode(text, allowed_special="all")
 
 
-def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's reversible byte -> printable character map: bytes that are printable in Latin-1
-    (and not space) stand for themselves; the rest are given code points 256, 257, ... in byte
-    order."""
-    keep = [
-        b for b in range(256) if (0x21 <= b <= 0x7E) or (0xA1 <= b <= 0xAC) or (0xAE <= b <= 0xFF)
-    ]
-    out, extra = {}, 0
-    for b in range(256):
-        if b in keep:
-            out[b] = chr(b)
-        else:
-            out[b] = chr(256 + extra)
-            extra += 1
-    return out
-
-
-def _last_merge(token: bytes, rank: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes]:
-    """BPE-encode `token` with only the ranks below `rank`: what is left is the pair whose merge
-    creates the token."""
-    parts = [token[i : i + 1] for i in range(len(token))]
-    while len(parts) > 2:
-        best, best_rank = None, rank
-        for i in range(len(parts) - 1):
-            r = ranks.get(parts[i] + parts[i + 1])
-            if r is not None and r < best_rank:
-                best, best_rank = i, r
-        if best is None:
-            break
-        parts[best : best + 2] = [parts[best] + parts[best + 1]]
-    assert len(parts) == 2, (token, rank, parts)
-    return parts[0], parts[1]
-
-
 @pytest.fixture(scope="module")
 def gpt2_files(r50k_ranks, tmp_path_factory):
-    b2u = bytes_to_unicode()
-
-    def uni(b: bytes) -> str:
-        return "".join(b2u[x] for x in b)
-
-    d = tmp_path_factory.mktemp("gpt2")
-    encoder = {uni(tok): rank for tok, rank in r50k_ranks.items()}
-    encoder["<|endoftext|>"] = 50256
-    (d / "encoder.json").write_text(json.dumps(encoder, ensure_ascii=False), encoding="utf-8")
-    lines = ["#version: 0.2"]
-    for tok, rank in sorted(r50k_ranks.items(), key=lambda kv: kv[1]):
-        if rank >= 256:
-            left, right = _last_merge(tok, rank, r50k_ranks)
-            lines.append(f"{uni(left)} {uni(right)}")
-    (d / "vocab.bpe").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return d / "encoder.json", d / "vocab.bpe"
+    return gpt2files.write_gpt2_files(r50k_ranks, tmp_path_factory.mktemp("gpt2"))
 
 
 def test_gpt2_files_fixture_is_valid(gpt2_files, r50k_ranks, monkeypatch):
