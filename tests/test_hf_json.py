@@ -8,12 +8,11 @@ import json
 import gpt2files
 import pytest
 import refdata
+import subword
 import textgen
 import tokenizers
 from hypothesis import given, settings
 from tokenizers import decoders, models, pre_tokenizers
-
-import subword
 
 TEXTS = [
     "Hello world! It's 2024: tokens, tokens   everywhere.\n\n  indented\tline\r\nend",
