@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from importlib import resources
@@ -15,6 +16,7 @@ from . import registry
 from .encoding import Encoding
 
 DEMO_SENTENCE = "인공지능은 데이터로부터 학습한다. Machine learning!"
+DEFAULT_STATS_ENCODINGS = ("gpt2", "cl100k_base")
 
 
 class UserError(Exception):
@@ -68,19 +70,114 @@ def cmd_demo(args) -> int:
     return 0 if ok else 1
 
 
+SUBWORD_MANIFEST_FORMAT = "subword-tiktoken/1"
+
+
+def _manifest_next_to(ranks_path: str) -> str | None:
+    """The manifest ``save`` wrote beside ``ranks_path`` (``x.tiktoken`` → ``x.json``), if any."""
+    base, ext = os.path.splitext(ranks_path)
+    candidate = base + ".json"
+    if ext != ".tiktoken" or not os.path.isfile(candidate):
+        return None
+    try:
+        with open(candidate, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if (
+        isinstance(manifest, dict)
+        and manifest.get("format") == SUBWORD_MANIFEST_FORMAT
+        and manifest.get("ranks") == os.path.basename(ranks_path)
+    ):
+        return candidate
+    return None
+
+
+def load_tokenizer_file(path: str, pattern: str | None = None) -> Encoding:
+    """An Encoding from a file: a subword manifest ``.json`` (``Encoding.save``), an HF
+    ``tokenizer.json``, or a ``.tiktoken`` ranks file (pre-tokenizer ``pattern``, default gpt2;
+    without ``pattern``, a manifest saved beside it supplies pattern and special tokens)."""
+    if not os.path.exists(path) and os.path.isfile(path + ".json"):
+        path += ".json"  # the name given to `subword train -o NAME`
+    if not os.path.exists(path):
+        raise UserError(f"tokenizer file not found: {path}")
+    if os.path.isdir(path):
+        raise UserError(f"tokenizer file is a folder: {path}")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16).lstrip()
+        if path.endswith(".json") or head.startswith(b"{"):
+            with open(path, encoding="utf-8") as f:
+                try:
+                    doc = json.load(f)
+                except ValueError as e:
+                    raise UserError(f"{path}: not valid JSON ({e})") from None
+            if isinstance(doc, dict) and doc.get("format") == SUBWORD_MANIFEST_FORMAT:
+                return Encoding.load(path)
+            return Encoding.from_hf_file(path)
+        if pattern is None:
+            manifest = _manifest_next_to(path)
+            if manifest is not None:
+                return Encoding.load(manifest)
+        return Encoding.from_tiktoken_file(path, pat_str=pattern or "gpt2")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+        raise UserError(msg if path in msg else f"{path}: {msg}") from None
+
+
+def load_named_encoding(name: str) -> Encoding:
+    try:
+        return registry.get_encoding(name)
+    except (ValueError, FileNotFoundError) as e:
+        raise UserError(str(e)) from None
+
+
 def _load(args) -> Encoding:
     if getattr(args, "tokenizer", None):
-        path = args.tokenizer
-        try:
-            return Encoding.from_tiktoken_file(path, pat_str=args.pattern or "gpt2")
-        except FileNotFoundError:
-            raise UserError(f"tokenizer file not found: {path}") from None
+        return load_tokenizer_file(args.tokenizer, args.pattern)
+    return load_named_encoding(args.encoding)
+
+
+def _read_text(path: str) -> str:
+    """A UTF-8 text file's contents; missing, unreadable or non-UTF-8 files are user errors."""
     try:
-        return registry.get_encoding(args.encoding)
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    except FileNotFoundError as e:
-        raise UserError(str(e)) from None
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise UserError(f"file not found: {path}") from None
+    except IsADirectoryError:
+        raise UserError(f"not a file: {path}") from None
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UserError(f"{path}: not UTF-8 text (invalid byte at offset {e.start})") from None
+
+
+def _check_files(paths) -> None:
+    for path in paths:
+        if not os.path.exists(path):
+            raise UserError(f"file not found: {path}")
+        if not os.path.isfile(path):
+            raise UserError(f"not a file: {path}")
+
+
+def _count_ordinary(enc: Encoding, text: str) -> int:
+    """Tokens in ``text`` with special-token strings treated as ordinary text."""
+    return enc.count(text, disallowed_special=())
+
+
+def _format_table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def fmt(row):
+        cells = [
+            c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(row)
+        ]
+        return "  ".join(cells).rstrip()
+
+    return [fmt(header), fmt(["-" * w for w in widths]), *map(fmt, rows)]
 
 
 def _text(args) -> str:
@@ -128,6 +225,199 @@ def cmd_show(args) -> int:
     return 0
 
 
+def _check_vocab_size(vocab_size: int, special_tokens) -> None:
+    """Fail before reading the corpus (and before any progress output) on an impossible size."""
+    least = 256 + len(set(special_tokens))
+    if vocab_size < least:
+        raise UserError(
+            f"vocab size {vocab_size} is too small: the minimum is {least} "
+            f"(256 byte tokens + {least - 256} special tokens)"
+        )
+
+
+def cmd_train(args) -> int:
+    from .training import train
+
+    _check_files(args.files)
+    _check_vocab_size(args.vocab_size, args.special or ())
+    out = args.output
+    out_dir = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(out_dir):
+        raise UserError(f"output folder does not exist: {out_dir}")
+    t = time.perf_counter()
+    try:
+        enc = train(
+            args.files,
+            vocab_size=args.vocab_size,
+            special_tokens=args.special or (),
+            pattern=args.pattern,
+            min_frequency=args.min_frequency,
+            show_progress=not args.quiet,
+            name=args.name or os.path.splitext(os.path.basename(out))[0],
+        )
+    except (OSError, ValueError) as e:
+        raise UserError(str(e)) from None
+    dt = time.perf_counter() - t
+    try:
+        if out.endswith(".json"):
+            enc.save_hf(out)
+            written = [out]
+        else:
+            manifest = enc.save(out)
+            written = [os.path.splitext(manifest)[0] + ".tiktoken", manifest]
+    except OSError as e:
+        raise UserError(f"cannot write {out}: {e.strerror or e}") from None
+    n_bytes = n_tokens = 0
+    for path in args.files:
+        text = _read_text(path)
+        n_bytes += len(text.encode("utf-8"))
+        n_tokens += _count_ordinary(enc, text)
+    bpt = f"{n_bytes / n_tokens:.3f}" if n_tokens else "n/a"
+    print(f"trained in {dt:.2f} s on {len(args.files)} file(s), {n_bytes} bytes")
+    print(f"merges:      {len(enc.merges or [])}")
+    note = ""
+    if enc.n_vocab < args.vocab_size:
+        note = f"; stopped early: no pair occurs {args.min_frequency}+ times"
+    print(f"vocab size:  {enc.n_vocab} (requested {args.vocab_size}{note})")
+    print(f"compression: {bpt} bytes/token on the training data ({n_tokens} tokens)")
+    print(f"wrote:       {', '.join(written)}")
+    return 0
+
+
+def cmd_stats(args) -> int:
+    _check_files(args.files)
+    names = args.encoding or []
+    files = args.tokenizer or []
+    if not names and not files:
+        names = list(DEFAULT_STATS_ENCODINGS)
+    encs = [(n, load_named_encoding(n)) for n in names]
+    encs += [(f, load_tokenizer_file(f, args.pattern)) for f in files]
+    header = ["file", "tokenizer", "bytes", "chars", "tokens", "bytes/token", "tokens/1k chars"]
+    rows = []
+    totals = {label: [0, 0, 0] for label, _ in encs}
+
+    def row(file, label, n_bytes, n_chars, n_tokens):
+        bpt = f"{n_bytes / n_tokens:.3f}" if n_tokens else "n/a"
+        tpk = f"{1000 * n_tokens / n_chars:.1f}" if n_chars else "n/a"
+        return [file, label, str(n_bytes), str(n_chars), str(n_tokens), bpt, tpk]
+
+    for path in args.files:
+        text = _read_text(path)
+        n_bytes, n_chars = len(text.encode("utf-8")), len(text)
+        for label, enc in encs:
+            n_tokens = _count_ordinary(enc, text)
+            rows.append(row(path, label, n_bytes, n_chars, n_tokens))
+            t = totals[label]
+            t[0] += n_bytes
+            t[1] += n_chars
+            t[2] += n_tokens
+    if len(args.files) > 1:
+        for label, _ in encs:
+            rows.append(row("(all files)", label, *totals[label]))
+    for line in _format_table(header, rows, right={2, 3, 4, 5, 6}):
+        print(line)
+    return 0
+
+
+def _vocab_sizes(spec: str) -> list[int]:
+    try:
+        sizes = [int(x) for x in spec.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise UserError(
+            f"--vocab-sizes must be integers separated by commas, got {spec!r}"
+        ) from None
+    if not sizes:
+        raise UserError("--vocab-sizes is empty")
+    return sorted(set(sizes))
+
+
+def _import_pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise UserError("--plot needs matplotlib: pip install matplotlib") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def cmd_sweep(args) -> int:
+    from .training import train
+
+    sizes = _vocab_sizes(args.vocab_sizes)
+    _check_vocab_size(sizes[0], ())
+    eval_files = args.eval or [args.file]
+    _check_files([args.file, *eval_files])
+    plt = _import_pyplot() if args.plot else None  # fail before the slow part
+    texts = {path: _read_text(path) for path in eval_files}
+    train_bytes = os.path.getsize(args.file)
+    n_bytes = {path: len(text.encode("utf-8")) for path, text in texts.items()}
+    results = []  # (size, enc, seconds, {file: bytes/token})
+    for size in sizes:
+        t = time.perf_counter()
+        try:
+            enc = train(
+                [args.file],
+                vocab_size=size,
+                pattern=args.pattern,
+                min_frequency=args.min_frequency,
+                show_progress=False,
+                name=f"sweep-{size}",
+            )
+        except (OSError, ValueError) as e:
+            raise UserError(str(e)) from None
+        dt = time.perf_counter() - t
+        bpt = {}
+        for path, text in texts.items():
+            n = _count_ordinary(enc, text)
+            bpt[path] = n_bytes[path] / n if n else float("nan")
+        results.append((size, enc, dt, bpt))
+
+    print(f"bytes per token; trained on {args.file} ({train_bytes} bytes)")
+    header = ["vocab size", "actual", "merges", "train s", *eval_files]
+    rows = [
+        [str(size), str(enc.n_vocab), str(len(enc.merges or [])), f"{dt:.2f}"]
+        + [f"{bpt[p]:.3f}" for p in eval_files]
+        for size, enc, dt, bpt in results
+    ]
+    for line in _format_table(header, rows, right=set(range(len(header)))):
+        print(line)
+
+    print()
+    print(f"sample: {args.sample}")
+    width = max(len(str(size)) for size in sizes)
+    for size, enc, _, _ in results:
+        ids = enc.encode(args.sample, disallowed_special=())
+        print(f"{str(size).rjust(width)} ({len(ids):>3} tokens): {_pieces_line(enc, ids, False)}")
+
+    if plt is not None:
+        from matplotlib.ticker import NullLocator
+
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        xs = [size for size, *_ in results]
+        for path in eval_files:
+            ax.plot(xs, [r[3][path] for r in results], marker="o", label=os.path.basename(path))
+        ax.set_xscale("log")
+        ax.set_xticks(xs)
+        ax.set_xticklabels([f"{x:,}" for x in xs])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xlabel("vocabulary size")
+        ax.set_ylabel("bytes per token")
+        ax.set_title(f"BPE trained on {os.path.basename(args.file)}")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        try:
+            fig.savefig(args.plot, format="png", dpi=120)
+        except OSError as e:
+            raise UserError(f"cannot write {args.plot}: {e.strerror or e}") from None
+        finally:
+            plt.close(fig)
+        print(f"\nplot: {args.plot}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="subword", description="Train and run BPE tokenizers.")
     sub = p.add_subparsers(dest="command")
@@ -138,7 +428,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     def with_encoding(sp):
         sp.add_argument("--encoding", default="cl100k_base", help="gpt2, cl100k_base, o200k_base…")
-        sp.add_argument("--tokenizer", help="a .tiktoken ranks file instead of a named encoding")
+        sp.add_argument(
+            "--tokenizer",
+            help="a tokenizer file instead of a named encoding: HF tokenizer.json, subword "
+            "manifest .json (subword train -o NAME) or .tiktoken ranks",
+        )
         sp.add_argument("--pattern", help="pre-tokenizer for --tokenizer (name or regex)")
         return sp
 
@@ -159,6 +453,44 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("text", nargs="*")
     s.add_argument("--plain", action="store_true", help="no colour")
     s.set_defaults(func=cmd_show)
+
+    tr = sub.add_parser("train", help="train a byte-level BPE on text files")
+    tr.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
+    tr.add_argument("--vocab-size", type=int, required=True, help="including 256 bytes + specials")
+    tr.add_argument("--special", action="append", metavar="TOKEN", help="a special token (repeat)")
+    tr.add_argument(
+        "--pattern", default="gpt2", help="pre-tokenizer: gpt2, cl100k_base, o200k_base or a regex"
+    )
+    tr.add_argument("--min-frequency", type=int, default=2, help="stop when no pair is this common")
+    tr.add_argument("--name", help="encoding name stored in the output (default: from OUT)")
+    tr.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    tr.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="OUT.json: HF tokenizer.json; otherwise OUT.tiktoken + OUT.json manifest",
+    )
+    tr.set_defaults(func=cmd_train)
+
+    st = sub.add_parser("stats", help="bytes, characters and tokens per file and encoding")
+    st.add_argument("files", nargs="+", metavar="FILE")
+    st.add_argument(
+        "--encoding", action="append", help="a named encoding (repeat; default gpt2, cl100k_base)"
+    )
+    st.add_argument("--tokenizer", action="append", help="a tokenizer file (repeat)")
+    st.add_argument("--pattern", help="pre-tokenizer for .tiktoken files given with --tokenizer")
+    st.set_defaults(func=cmd_stats)
+
+    sw = sub.add_parser("sweep", help="train at several vocab sizes and compare compression")
+    sw.add_argument("file", metavar="FILE", help="training text")
+    sw.add_argument("--vocab-sizes", required=True, help="comma-separated, e.g. 500,2000,8000")
+    sw.add_argument("--eval", nargs="+", metavar="FILE", help="files to measure (default: FILE)")
+    sw.add_argument("--sample", default=DEMO_SENTENCE, help="sentence to segment at each size")
+    sw.add_argument("--plot", metavar="PNG", help="plot bytes/token vs vocab size (matplotlib)")
+    sw.add_argument("--pattern", default="gpt2", help="pre-tokenizer name or regex")
+    sw.add_argument("--min-frequency", type=int, default=2)
+    sw.set_defaults(func=cmd_sweep)
     return p
 
 
@@ -174,6 +506,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,0 +1,393 @@
+"""The ``subword`` command line, run as ``python -m subword`` in subprocesses.
+
+Every number the CLI prints is checked against the Python API (and, for encode, tiktoken).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+if os.environ.get("SUBWORD_TEST_IMPL", "subword") == "tiktoken":
+    pytest.skip("the CLI is subword-only", allow_module_level=True)
+
+import subword  # noqa: E402
+
+# Subprocesses import the same subword as this process, whatever the editable install points to.
+_PKG_PARENT = str(Path(subword.__file__).resolve().parent.parent)
+
+TEXT = "Hello world! 인공지능은 데이터로부터 학습한다. emoji 🤖 café  \n  tabs\tand 1234567890"
+ASCII_TEXT = "The quick brown fox, jumping over 42 lazy dogs... isn't it?  Yes!\nNew line."
+
+EN_WORDS = (
+    "the quick brown fox jumps over lazy dog while machine learning models learn from data "
+    "and tokenizers split text into pieces that a model can read"
+).split()
+KO_WORDS = (
+    "인공지능은 데이터로부터 학습한다 한국어 문장은 조사와 어미가 붙어서 토큰이 많아진다 "
+    "오늘 날씨가 좋다 우리는 모델을 훈련한다"
+).split()
+
+
+def run(*args, input: str | None = None, env_extra: dict | None = None):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_PARENT, env.get("PYTHONPATH")) if p)
+    env["PYTHONIOENCODING"] = "utf-8"
+    if env_extra:
+        for k, v in env_extra.items():
+            env[k] = os.pathsep.join([v, env["PYTHONPATH"]]) if k == "PYTHONPATH" else v
+    return subprocess.run(
+        [sys.executable, "-m", "subword", *map(str, args)],
+        input=input,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=120,
+    )
+
+
+def ok(*args, **kw) -> str:
+    r = run(*args, **kw)
+    assert r.returncode == 0, f"exit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}"
+    assert "Traceback" not in r.stderr
+    return r.stdout
+
+
+def _sentences(rng: random.Random, words, n: int, k: int) -> str:
+    return "".join(" ".join(rng.choice(words) for _ in range(k)) + ".\n" for _ in range(n))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> dict[str, Path]:
+    """A few KB of English and Korean text."""
+    d = tmp_path_factory.mktemp("corpus")
+    rng = random.Random(1234)
+    en = d / "en.txt"
+    ko = d / "ko.txt"
+    en.write_text(_sentences(rng, EN_WORDS, 120, 10).capitalize(), encoding="utf-8")
+    ko.write_text(_sentences(rng, KO_WORDS, 80, 6), encoding="utf-8")
+    return {"en": en, "ko": ko}
+
+
+@pytest.fixture(scope="module")
+def trained(corpus):
+    """The API's result for the corpus (what `subword train` must reproduce)."""
+    return subword.train(
+        [corpus["en"], corpus["ko"]],
+        400,
+        special_tokens=["<|eot|>"],
+        pattern="cl100k_base",
+        show_progress=False,
+    )
+
+
+# ----- encode / decode / count / show with named encodings -----
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base"])
+def test_encode_matches_api_and_tiktoken(encodings, name):
+    sw, tk = encodings(name)
+    want = tk.encode(TEXT)
+    assert sw.encode(TEXT) == want
+    out = ok("encode", "--encoding", name, input=TEXT)
+    assert [int(x) for x in out.split()] == want
+    out = ok("encode", "--encoding", name, "--json", TEXT)
+    assert json.loads(out) == want
+
+
+def test_encode_gpt2_is_r50k(encodings):
+    _, tk = encodings("gpt2")
+    assert json.loads(ok("encode", "--encoding", "gpt2", "--json", input=TEXT)) == tk.encode(TEXT)
+
+
+def test_decode_round_trips(encodings):
+    sw, _ = encodings("cl100k_base")
+    ids = sw.encode(TEXT)
+    out = ok("decode", "--encoding", "cl100k_base", *ids)
+    assert out == TEXT + "\n"
+    out = ok("decode", "--encoding", "cl100k_base", input=json.dumps(ids))
+    assert out == TEXT + "\n"
+
+
+@pytest.mark.parametrize("name", ["r50k_base", "cl100k_base"])
+def test_count_is_len_of_encode(encodings, name):
+    sw, tk = encodings(name)
+    assert int(ok("count", "--encoding", name, input=TEXT)) == len(tk.encode(TEXT))
+    assert int(ok("count", "--encoding", name, ASCII_TEXT)) == len(sw.encode(ASCII_TEXT))
+
+
+def test_show_plain_pieces_concatenate_to_input(encodings):
+    sw, _ = encodings("cl100k_base")
+    out = ok("show", "--encoding", "cl100k_base", "--plain", input=ASCII_TEXT)
+    pieces_line, ids_line = out.rstrip("\n").split("\n")
+    pieces = re.findall(r"\[(.*?)\]", pieces_line)
+    assert "".join(pieces).replace("\\n", "\n") == ASCII_TEXT
+    assert [int(x) for x in ids_line.split()] == sw.encode(ASCII_TEXT)
+    assert len(pieces) == len(sw.encode(ASCII_TEXT))
+
+
+# ----- --tokenizer files -----
+
+
+def test_tokenizer_file_kinds(trained, corpus, tmp_path):
+    manifest = trained.save(tmp_path / "tok")  # tok.tiktoken + tok.json
+    hf = tmp_path / "hf.json"
+    trained.save_hf(hf)
+    bare = tmp_path / "bare.tiktoken"  # no manifest beside it: needs --pattern
+    trained.dump_tiktoken(bare)
+    text = corpus["ko"].read_text(encoding="utf-8")[:300] + " Machine learning!"
+    want = trained.encode(text)
+
+    def ids(*args):
+        return json.loads(ok("encode", "--json", *args, input=text))
+
+    assert ids("--tokenizer", manifest) == want
+    assert ids("--tokenizer", tmp_path / "tok") == want  # the name given to save / train -o
+    assert ids("--tokenizer", tmp_path / "tok.tiktoken") == want  # manifest found beside it
+    assert ids("--tokenizer", hf) == want
+    assert ids("--tokenizer", bare, "--pattern", "cl100k_base") == want
+    # The manifest carries the special token.
+    special = json.loads(ok("encode", "--json", "--tokenizer", manifest, "a<|eot|>"))
+    assert special == trained.encode("a<|eot|>", allowed_special="all")
+    assert ok("count", "--tokenizer", hf, input=text).strip() == str(len(want))
+    assert ok("decode", "--tokenizer", manifest, *want) == text + "\n"
+
+
+# ----- stats -----
+
+
+def _table(out: str) -> list[list[str]]:
+    lines = out.strip("\n").split("\n")
+    assert set(lines[1].replace(" ", "")) == {"-"}
+    return [line.split() for line in lines[2:]]
+
+
+def _stats_row(path, label, text: str, n_tokens: int) -> list[str]:
+    n_bytes, n_chars = len(text.encode("utf-8")), len(text)
+    return [
+        str(path),
+        label,
+        str(n_bytes),
+        str(n_chars),
+        str(n_tokens),
+        f"{n_bytes / n_tokens:.3f}",
+        f"{1000 * n_tokens / n_chars:.1f}",
+    ]
+
+
+def want_labels(hf) -> list[str]:
+    return ["r50k_base", "cl100k_base", str(hf)]
+
+
+def test_stats_side_by_side(corpus, encodings, trained, tmp_path):
+    hf = tmp_path / "hf.json"
+    trained.save_hf(hf)
+    files = [corpus["en"], corpus["ko"]]
+    out = ok(
+        "stats", *files, "--encoding", "r50k_base", "--encoding", "cl100k_base", "--tokenizer", hf
+    )
+    rows = _table(out)
+    tk50 = encodings("r50k_base")[1]
+    tk100 = encodings("cl100k_base")[1]
+    want = []
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        want.append(_stats_row(f, "r50k_base", text, len(tk50.encode_ordinary(text))))
+        want.append(_stats_row(f, "cl100k_base", text, len(tk100.encode_ordinary(text))))
+        want.append(_stats_row(f, str(hf), text, len(trained.encode_ordinary(text))))
+    assert rows[: len(want)] == want
+    # Then one total row per encoding: sums over the files.
+    totals = rows[len(want) :]
+    assert [r[:3] for r in totals] == [["(all", "files)", label] for label in want_labels(hf)]
+    n_bytes = sum(len(f.read_bytes()) for f in files)
+    n_chars = sum(len(f.read_text(encoding="utf-8")) for f in files)
+    n_tokens = sum(len(tk100.encode_ordinary(f.read_text(encoding="utf-8"))) for f in files)
+    assert totals[1][3:] == [
+        str(n_bytes),
+        str(n_chars),
+        str(n_tokens),
+        f"{n_bytes / n_tokens:.3f}",
+        f"{1000 * n_tokens / n_chars:.1f}",
+    ]
+    # Columns line up: every line of the table has the same width.
+    assert len({len(line) for line in out.strip("\n").split("\n")[:2]}) == 1
+
+
+def test_stats_default_encodings(corpus, encodings):
+    out = ok("stats", corpus["ko"])
+    rows = _table(out)
+    assert [r[1] for r in rows] == ["gpt2", "cl100k_base"]
+    text = corpus["ko"].read_text(encoding="utf-8")
+    assert rows[0] == _stats_row(corpus["ko"], "gpt2", text, encodings("gpt2")[0].count(text))
+
+
+# ----- train -----
+
+
+def test_train_writes_manifest_with_same_merges(corpus, trained, tmp_path):
+    out_base = tmp_path / "mytok"
+    r = run(
+        "train",
+        corpus["en"],
+        corpus["ko"],
+        "--vocab-size",
+        400,
+        "--special",
+        "<|eot|>",
+        "--pattern",
+        "cl100k_base",
+        "-o",
+        out_base,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip(), "show_progress should draw progress on stderr"
+    loaded = subword.Encoding.load(tmp_path / "mytok.json")
+    assert (tmp_path / "mytok.tiktoken").is_file()
+    # A .tiktoken file keeps ranks, not merge pairs: rank 256 + i is the token merge i made.
+    learned = sorted((r, t) for t, r in loaded._mergeable_ranks.items() if r >= 256)
+    assert [t for _, t in learned] == [a + b for a, b in trained.merges]
+    assert loaded.vocab == trained.vocab
+    assert loaded.n_vocab == trained.n_vocab
+    assert loaded._special_tokens == trained._special_tokens
+    text = corpus["en"].read_text(encoding="utf-8") + corpus["ko"].read_text(encoding="utf-8")
+    n_bytes, n_tokens = len(text.encode("utf-8")), trained.count(text)
+    assert re.search(rf"^merges:\s+{len(trained.merges)}$", r.stdout, re.M)
+    assert re.search(rf"^vocab size:\s+{trained.n_vocab}\b", r.stdout, re.M)
+    assert f"{n_bytes / n_tokens:.3f} bytes/token" in r.stdout
+    assert re.search(r"^trained in \d+\.\d+ s", r.stdout, re.M)
+
+
+def test_train_hf_json_loads_in_tokenizers(corpus, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    out = tmp_path / "tokenizer.json"
+    ok("train", corpus["en"], corpus["ko"], "--vocab-size", 350, "-q", "-o", out)
+    enc = subword.train([corpus["en"], corpus["ko"]], 350, show_progress=False)
+    assert subword.Encoding.from_hf_file(out).merges == enc.merges
+    hf = tokenizers.Tokenizer.from_file(str(out))
+    for text in [TEXT, ASCII_TEXT, corpus["ko"].read_text(encoding="utf-8")[:200]]:
+        assert hf.encode(text, add_special_tokens=False).ids == enc.encode(text)
+
+
+# ----- sweep -----
+
+
+def _sweep_rows(out: str) -> list[list[str]]:
+    lines = out.split("\n")
+    i = next(k for k, line in enumerate(lines) if line.lstrip().startswith("vocab size"))
+    rows = []
+    for line in lines[i + 2 :]:
+        if not line.strip():
+            break
+        rows.append(line.split())
+    return rows
+
+
+def test_sweep_table_samples_and_plot(corpus, tmp_path):
+    sizes = [300, 350, 400]
+    png = tmp_path / "sweep.png"
+    args = ["sweep", corpus["en"], "--vocab-sizes", "400,300,350", "--eval", corpus["en"]]
+    args += [corpus["ko"], "--sample", "Machine learning is fun!"]
+    try:
+        import matplotlib  # noqa: F401
+
+        args += ["--plot", png]
+        plotting = True
+    except ImportError:
+        plotting = False
+    out = ok(*args)
+    rows = _sweep_rows(out)
+    assert [int(r[0]) for r in rows] == sizes
+    texts = [f.read_text(encoding="utf-8") for f in (corpus["en"], corpus["ko"])]
+    samples = [line for line in out.split("\n") if re.match(r"^\d+ \(", line.strip())]
+    assert len(samples) == len(sizes)
+    for size, row, sample in zip(sizes, rows, samples):
+        enc = subword.train([corpus["en"]], size, show_progress=False)
+        assert int(row[1]) == enc.n_vocab and int(row[2]) == len(enc.merges)
+        want = [f"{len(t.encode('utf-8')) / enc.count(t):.3f}" for t in texts]
+        assert row[-2:] == want
+        pieces = re.findall(r"\[(.*?)\]", sample)
+        assert "".join(pieces) == "Machine learning is fun!"
+        assert len(pieces) == len(enc.encode("Machine learning is fun!"))
+    if plotting:
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert png.stat().st_size > 1000
+
+
+def test_sweep_default_sample_and_eval(corpus):
+    out = ok("sweep", corpus["ko"], "--vocab-sizes", "300,400")
+    rows = _sweep_rows(out)
+    assert len(rows) == 2 and len(rows[0]) == 5  # size, actual, merges, seconds, one eval file
+    assert "인공지능은 데이터로부터 학습한다. Machine learning!" in out
+
+
+def test_sweep_plot_without_matplotlib(corpus, tmp_path):
+    fake = tmp_path / "fake"
+    (fake / "matplotlib").mkdir(parents=True)
+    (fake / "matplotlib" / "__init__.py").write_text("raise ImportError('no matplotlib here')\n")
+    r = run(
+        "sweep",
+        corpus["en"],
+        "--vocab-sizes",
+        "300",
+        "--plot",
+        tmp_path / "x.png",
+        env_extra={"PYTHONPATH": str(fake)},
+    )
+    assert r.returncode == 2
+    assert r.stderr.startswith("subword: error:") and "pip install matplotlib" in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x.png").exists()
+
+
+# ----- user errors -----
+
+USER_ERRORS = {
+    "train missing file": ["train", "{tmp}/nope.txt", "--vocab-size", "300", "-o", "{tmp}/t"],
+    "train vocab too small": ["train", "{en}", "--vocab-size", "100", "-o", "{tmp}/t"],
+    "train bad pattern": [
+        "train",
+        "{en}",
+        "--vocab-size",
+        "300",
+        "--pattern",
+        "(",
+        "-o",
+        "{tmp}/t",
+    ],
+    "train no output folder": ["train", "{en}", "--vocab-size", "300", "-o", "{tmp}/no/dir/t"],
+    "stats missing file": ["stats", "{tmp}/nope.txt"],
+    "stats unknown encoding": ["stats", "{en}", "--encoding", "nope_base"],
+    "stats missing tokenizer": ["stats", "{en}", "--tokenizer", "{tmp}/nope.json"],
+    "encode unknown encoding": ["encode", "--encoding", "nope_base", "hi"],
+    "count missing tokenizer": ["count", "--tokenizer", "{tmp}/nope.tiktoken", "hi"],
+    "show text as tokenizer": ["show", "--tokenizer", "{en}", "hi"],
+    "encode bad json tokenizer": ["encode", "--tokenizer", "{tmp}/bad.json", "hi"],
+    "decode unknown id": ["decode", "--encoding", "r50k_base", "99999999"],
+    "decode not a number": ["decode", "--encoding", "r50k_base", "abc"],
+    "decode negative": ["decode", "--encoding", "r50k_base", "--", "-5"],
+    "sweep missing file": ["sweep", "{tmp}/nope.txt", "--vocab-sizes", "300"],
+    "sweep missing eval": ["sweep", "{en}", "--vocab-sizes", "300", "--eval", "{tmp}/nope"],
+    "sweep bad sizes": ["sweep", "{en}", "--vocab-sizes", "300,lots"],
+    "sweep size too small": ["sweep", "{en}", "--vocab-sizes", "100,300"],
+}
+
+
+@pytest.mark.parametrize("case", list(USER_ERRORS))
+def test_user_errors_are_one_line(case, corpus, tmp_path, r50k_path):
+    (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
+    args = [a.format(tmp=tmp_path, en=corpus["en"]) for a in USER_ERRORS[case]]
+    r = run(*args)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip("\n").split("\n")
+    assert len(lines) == 1 and lines[0].startswith("subword: error:"), r.stderr
+    assert not r.stdout
