@@ -2,7 +2,7 @@
 
 use crate::encode::{in_pool, Encoder};
 use crate::error::Error;
-use crate::formats::{gpt2, hf_json, tiktoken};
+use crate::formats::{byte_unicode, gpt2, hf_json, tiktoken};
 use crate::pretokenize::Pattern;
 use crate::specials::Selection;
 use crate::train::{self, PreTokenCounter, TieBreak, TrainOptions};
@@ -13,6 +13,7 @@ use pyo3::exceptions::{
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -146,6 +147,15 @@ fn wrap(encoder: Encoder, merges: Option<Vec<(Vec<u8>, Vec<u8>)>>) -> PyResult<P
 }
 
 impl PyCore {
+    fn token_text(&self, id: Rank) -> String {
+        let v = self.inner.vocab();
+        match v.token_bytes(id) {
+            Some(b) if v.is_special(id) => String::from_utf8_lossy(b).into_owned(),
+            Some(b) => byte_unicode::encode(b),
+            None => String::new(),
+        }
+    }
+
     fn id_list<'py>(&self, py: Python<'py>, ids: &[Rank]) -> PyResult<Bound<'py, PyList>> {
         // Every id comes from the vocabulary, so it indexes `ints`.
         PyList::new(py, ids.iter().map(|&id| self.ints[id as usize].bind(py)))
@@ -221,9 +231,9 @@ impl PyCore {
         Ok((build(files.ranks, files.specials, pattern)?, specials))
     }
 
-    /// A byte-level BPE `tokenizer.json` of HF tokenizers.
+    /// A byte-level BPE `tokenizer.json` of HF tokenizers; also returns its `add_prefix_space`.
     #[staticmethod]
-    fn from_hf_json(py: Python<'_>, text: &str, origin: &str) -> PyResult<Self> {
+    fn from_hf_json(py: Python<'_>, text: &str, origin: &str) -> PyResult<(Self, bool)> {
         let hf = py
             .allow_threads(|| hf_json::parse(text, origin))
             .map_err(to_py)?;
@@ -234,11 +244,77 @@ impl PyCore {
         if !hf.whole_lookup {
             encoder = encoder.without_whole_lookup();
         }
-        wrap(encoder, Some(merges))
+        Ok((wrap(encoder, Some(merges))?, hf.prefix_space))
     }
 
-    fn to_hf_json(&self) -> String {
-        hf_json::render(&self.inner)
+    #[pyo3(signature = (prefix_space=false))]
+    fn to_hf_json(&self, prefix_space: bool) -> String {
+        hf_json::render(&self.inner, prefix_space)
+    }
+
+    /// HF-style encoding: (ids, tokens in byte-level form, character offsets); every special is
+    /// split out.
+    fn encode_detailed<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        prefix_space: bool,
+    ) -> PyResult<(Bound<'py, PyList>, Vec<String>, Vec<(usize, usize)>)> {
+        let d = py
+            .allow_threads(|| self.inner.encode_detailed(text, prefix_space))
+            .map_err(to_py)?;
+        let tokens = d.ids.iter().map(|&id| self.token_text(id)).collect();
+        Ok((self.id_list(py, &d.ids)?, tokens, d.offsets))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn encode_detailed_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts_: &Bound<'py, PyAny>,
+        prefix_space: bool,
+        num_threads: usize,
+    ) -> PyResult<Vec<(Bound<'py, PyList>, Vec<String>, Vec<(usize, usize)>)>> {
+        let owners = texts(texts_)?;
+        let t = borrow_all(&owners)?;
+        let all = py
+            .allow_threads(|| {
+                in_pool(num_threads, || {
+                    use rayon::prelude::*;
+                    t.par_iter()
+                        .map(|s| self.inner.encode_detailed(s, prefix_space))
+                        .collect::<Result<Vec<_>, _>>()
+                })
+            })
+            .map_err(to_py)?;
+        all.into_iter()
+            .map(|d| {
+                let tokens = d.ids.iter().map(|&id| self.token_text(id)).collect();
+                Ok((self.id_list(py, &d.ids)?, tokens, d.offsets))
+            })
+            .collect()
+    }
+
+    /// A token in HF's byte-level form (specials as their text); None for an unknown id.
+    fn id_to_token(&self, id: Rank) -> Option<String> {
+        self.inner.token_bytes(id).ok().map(|_| self.token_text(id))
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<Rank> {
+        if let Some(id) = self.inner.vocab().special_id(token) {
+            return Some(id);
+        }
+        byte_unicode::decode(token).and_then(|b| self.inner.vocab().rank(&b))
+    }
+
+    /// {token in byte-level form: id}, specials included.
+    fn get_vocab(&self) -> HashMap<String, Rank> {
+        let v = self.inner.vocab();
+        v.mergeable()
+            .into_iter()
+            .map(|(b, r)| (byte_unicode::encode(b), r))
+            .chain(v.specials().into_iter().map(|(t, r)| (t.to_string(), r)))
+            .collect()
     }
 
     fn dump_tiktoken(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
@@ -498,18 +574,23 @@ impl PyTrainer {
 impl PyTrainer {
     /// `pattern`: a built-in name, a regex, or None for no pre-tokenization.
     #[new]
-    #[pyo3(signature = (pattern, special_tokens, num_threads=0))]
+    #[pyo3(signature = (pattern, special_tokens, num_threads=0, prefix_space=false))]
     fn new(
         pattern: Option<&str>,
         special_tokens: Vec<String>,
         num_threads: usize,
+        prefix_space: bool,
     ) -> PyResult<Self> {
         let pattern = match pattern {
             Some(p) => Pattern::new(p).map_err(to_py)?,
             None => Pattern::whole(),
         };
         Ok(PyTrainer {
-            counter: Some(PreTokenCounter::new(pattern, &special_tokens).map_err(to_py)?),
+            counter: Some(
+                PreTokenCounter::new(pattern, &special_tokens)
+                    .map_err(to_py)?
+                    .with_prefix_space(prefix_space),
+            ),
             specials: special_tokens,
             num_threads,
         })

@@ -7,12 +7,20 @@ The tiktoken dialect::
     ids = enc.encode("hello world")
 """
 
+from . import decoders, models, pre_tokenizers, trainers
 from .encoding import Encoding
 from .registry import RanksNotFoundError, get_encoding, list_encoding_names
+from .tokenizer import Encoded, Tokenizer
 from .training import train, train_from_counts, train_from_iterator
 
 __all__ = [
+    "Encoded",
     "Encoding",
+    "Tokenizer",
+    "decoders",
+    "models",
+    "pre_tokenizers",
+    "trainers",
     "RanksNotFoundError",
     "get_encoding",
     "list_encoding_names",

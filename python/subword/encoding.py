@@ -180,7 +180,7 @@ class Encoding:
     @classmethod
     def from_hf_json(cls, text: str, name: str = "hf") -> Encoding:
         """Read a byte-level BPE ``tokenizer.json`` given as text; unsupported parts: ValueError."""
-        core = _core.CoreBPE.from_hf_json(text, "tokenizer.json")
+        core, _ = _core.CoreBPE.from_hf_json(text, "tokenizer.json")
         return cls._from_core(name, core.pattern(), core)
 
     @classmethod
@@ -189,7 +189,7 @@ class Encoding:
         path = os.fspath(path)
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        core = _core.CoreBPE.from_hf_json(text, path)
+        core, _ = _core.CoreBPE.from_hf_json(text, path)
         return cls._from_core(name or os.path.basename(path), core.pattern(), core)
 
     def to_tiktoken(self):

@@ -19,13 +19,17 @@ from .encoding import Encoding, _without_lone_surrogates
 __all__ = ["train", "train_from_iterator", "train_from_counts"]
 
 
-def _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress) -> Encoding:
+def _warn_if_empty(trainer, stacklevel: int = 3) -> None:
     if trainer.n_distinct() == 0:
         warnings.warn(
             "the training corpus is empty: the tokenizer has only the 256 byte tokens "
             "and the special tokens",
-            stacklevel=3,
+            stacklevel=stacklevel + 1,
         )
+
+
+def _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress) -> Encoding:
+    _warn_if_empty(trainer, stacklevel=4)
     core = trainer.finish(vocab_size, min_frequency, tie_break, show_progress)
     return Encoding._from_core(name, core.pattern(), core)
 

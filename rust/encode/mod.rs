@@ -1,8 +1,11 @@
 //! The encoder: specials split → pre-tokenize → per piece: whole-piece lookup, word cache, rank merge.
 
 mod cache;
+mod detailed;
 mod merge;
 mod unstable;
+
+pub use detailed::Detailed;
 
 use crate::error::{Error, Result};
 use crate::pretokenize::Pattern;

@@ -23,12 +23,15 @@ pub struct HfBpe {
     pub merges: Vec<(Vec<u8>, Vec<u8>)>,
     /// `ignore_merges`: look the whole piece up before merging (what tiktoken always does).
     pub whole_lookup: bool,
+    /// ByteLevel `add_prefix_space`: a space is put before each stretch of text between specials.
+    pub prefix_space: bool,
     /// The pre-tokenization pattern; empty = none.
     pub pattern: String,
 }
 
-fn byte_level(use_regex: bool) -> Value {
-    json!({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": use_regex})
+fn byte_level(use_regex: bool, prefix_space: bool) -> Value {
+    json!({"type": "ByteLevel", "add_prefix_space": prefix_space, "trim_offsets": true,
+           "use_regex": use_regex})
 }
 
 /// Every split of every token into two tokens, tokens in rank order.
@@ -45,7 +48,7 @@ fn all_merges(vocab: &Vocab) -> Vec<(String, String)> {
     out
 }
 
-pub fn render(encoder: &Encoder) -> String {
+pub fn render(encoder: &Encoder, prefix_space: bool) -> String {
     let (vocab, pattern) = (encoder.vocab(), encoder.pattern());
     let mut model_vocab = Map::new();
     for (bytes, rank) in vocab.mergeable() {
@@ -76,12 +79,12 @@ pub fn render(encoder: &Encoder) -> String {
         })
         .collect();
     let pre_tokenizer = match pattern.as_str() {
-        "" => byte_level(false),
-        GPT2_PATTERN | GPT2_ORIGINAL_PATTERN => byte_level(true),
+        "" => byte_level(false, prefix_space),
+        GPT2_PATTERN | GPT2_ORIGINAL_PATTERN => byte_level(true, prefix_space),
         other => json!({"type": "Sequence", "pretokenizers": [
             {"type": "Split", "pattern": {"Regex": interval_dialect(other, Dialect::Onig)},
              "behavior": "Isolated", "invert": false},
-            byte_level(false),
+            byte_level(false, prefix_space),
         ]}),
     };
     let doc = json!({
@@ -92,7 +95,7 @@ pub fn render(encoder: &Encoder) -> String {
         "normalizer": null,
         "pre_tokenizer": pre_tokenizer,
         "post_processor": null,
-        "decoder": byte_level(true),
+        "decoder": byte_level(true, false),
         "model": {
             "type": "BPE",
             "dropout": null,
@@ -157,26 +160,27 @@ fn is_null(v: Option<&Value>) -> bool {
     v.is_none_or(Value::is_null)
 }
 
-fn check_byte_level(v: &Value) -> Result<bool> {
+/// (use_regex, add_prefix_space) of a ByteLevel pre-tokenizer, with HF's defaults.
+fn check_byte_level(v: &Value) -> Result<(bool, bool)> {
     if v.get("type").and_then(Value::as_str) != Some("ByteLevel") {
         return Err(unsupported("pre-tokenizer", v));
     }
-    if v.get("add_prefix_space").and_then(Value::as_bool) == Some(true) {
-        return Err(Error::invalid(
-            "tokenizer.json: ByteLevel with add_prefix_space=true is not supported (tiktoken-style \
-             encoders never add a space); set it to false",
-        ));
-    }
-    Ok(v.get("use_regex").and_then(Value::as_bool).unwrap_or(true))
+    Ok((
+        v.get("use_regex").and_then(Value::as_bool).unwrap_or(true),
+        v.get("add_prefix_space")
+            .and_then(Value::as_bool)
+            .unwrap_or(true),
+    ))
 }
 
-fn pattern_of(pre: &Value) -> Result<String> {
+/// The pattern and `add_prefix_space` of a supported pre-tokenizer.
+fn pattern_of(pre: &Value) -> Result<(String, bool)> {
     match pre.get("type").and_then(Value::as_str) {
-        Some("ByteLevel") => Ok(if check_byte_level(pre)? {
-            GPT2_PATTERN.to_string()
-        } else {
-            String::new()
-        }),
+        Some("ByteLevel") => {
+            let (use_regex, prefix) = check_byte_level(pre)?;
+            let pattern = if use_regex { GPT2_PATTERN } else { "" };
+            Ok((pattern.to_string(), prefix))
+        }
         Some("Sequence") => {
             let parts = pre
                 .get("pretokenizers")
@@ -185,7 +189,8 @@ fn pattern_of(pre: &Value) -> Result<String> {
             let [split, bl] = parts.as_slice() else {
                 return Err(unsupported("pre-tokenizer sequence", pre));
             };
-            if check_byte_level(bl)? {
+            let (use_regex, prefix) = check_byte_level(bl)?;
+            if use_regex {
                 return Err(unsupported(
                     "pre-tokenizer sequence (ByteLevel with use_regex after Split)",
                     pre,
@@ -199,7 +204,7 @@ fn pattern_of(pre: &Value) -> Result<String> {
                 .and_then(|p| p.get("Regex"))
                 .and_then(Value::as_str);
             match (ok, regex) {
-                (true, Some(r)) => Ok(interval_dialect(r, Dialect::Rust)),
+                (true, Some(r)) => Ok((interval_dialect(r, Dialect::Rust), prefix)),
                 _ => Err(unsupported("pre-tokenizer", split)),
             }
         }
@@ -245,9 +250,9 @@ pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
             return Err(unsupported("decoder", d));
         }
     }
-    let pattern = match doc.get("pre_tokenizer") {
+    let (pattern, prefix_space) = match doc.get("pre_tokenizer") {
         Some(p) if !p.is_null() => pattern_of(p)?,
-        _ => String::new(),
+        _ => (String::new(), false),
     };
     let mut specials = Vec::new();
     for t in doc
@@ -298,6 +303,7 @@ pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
         specials,
         merges,
         whole_lookup,
+        prefix_space,
         pattern,
     })
 }

@@ -39,6 +39,9 @@ pub fn next_safe_cut(b: &[u8], from: usize) -> Option<usize> {
 
 pub struct PreTokenCounter {
     pattern: Pattern,
+    /// Put a space before each stretch between specials that lacks one (HF ByteLevel
+    /// `add_prefix_space`), as the encoder will.
+    prefix_space: bool,
     specials: Option<AhoCorasick>,
     counts: Counts,
     offset: u64,
@@ -70,6 +73,7 @@ impl PreTokenCounter {
         };
         Ok(PreTokenCounter {
             pattern,
+            prefix_space: false,
             specials,
             counts: Counts::default(),
             offset: 0,
@@ -93,23 +97,32 @@ impl PreTokenCounter {
         let mut chunks = Vec::new();
         for seg in segments.into_iter().filter(|r| !r.is_empty()) {
             let mut s = seg.start;
+            let mut prefix = self.prefix_space && b[seg.start] != b' ';
             if self.pattern.has_safe_cuts() {
                 while seg.end - s > SUB_CHUNK {
                     match next_safe_cut(&b[..seg.end], s + SUB_CHUNK) {
                         Some(p) => {
-                            chunks.push(s..p);
+                            chunks.push((s..p, prefix));
+                            prefix = false;
                             s = p;
                         }
                         None => break,
                     }
                 }
             }
-            chunks.push(s..seg.end);
+            chunks.push((s..seg.end, prefix));
         }
         let base = self.offset;
         let local: Vec<Result<Counts>> = chunks
             .into_par_iter()
-            .map(|r| self.count_text(&text[r.clone()], base + r.start as u64))
+            .map(|(r, prefix)| {
+                let at = base + r.start as u64;
+                if prefix {
+                    self.count_text(&format!(" {}", &text[r]), at)
+                } else {
+                    self.count_text(&text[r], at)
+                }
+            })
             .collect();
         for part in local {
             merge_into(&mut self.counts, part?);
@@ -149,6 +162,11 @@ impl PreTokenCounter {
             }
         }
         cut
+    }
+
+    pub fn with_prefix_space(mut self, on: bool) -> Self {
+        self.prefix_space = on;
+        self
     }
 
     pub fn pattern(&self) -> &Pattern {

@@ -1,0 +1,16 @@
+"""``subword.decoders``: HF ``tokenizers.decoders`` names."""
+
+from __future__ import annotations
+
+__all__ = ["ByteLevel"]
+
+
+class ByteLevel:
+    """Turns byte-level tokens back into text (invalid UTF-8 becomes U+FFFD, as in HF)."""
+
+    def __init__(
+        self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True
+    ):
+        self.add_prefix_space = add_prefix_space
+        self.trim_offsets = trim_offsets
+        self.use_regex = use_regex

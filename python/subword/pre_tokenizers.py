@@ -1,0 +1,96 @@
+"""``subword.pre_tokenizers``: HF ``tokenizers.pre_tokenizers`` names for byte-level BPE."""
+
+from __future__ import annotations
+
+from . import _core
+
+__all__ = ["ByteLevel", "Split", "Sequence"]
+
+
+def _byte_alphabet() -> list[str]:
+    keep = [b for b in range(256) if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or 0xAE <= b <= 0xFF]
+    out, extra = [], 0
+    for b in range(256):
+        if b in keep:
+            out.append(chr(b))
+        else:
+            out.append(chr(256 + extra))
+            extra += 1
+    return out
+
+
+class ByteLevel:
+    """Bytes as printable characters; with ``use_regex`` the text is first cut by GPT-2's pattern.
+
+    ``add_prefix_space=True`` (HF's default) puts a space before the text (before each stretch
+    between special tokens) when it does not start with one.
+    """
+
+    def __init__(
+        self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True
+    ):
+        self.add_prefix_space = add_prefix_space
+        self.trim_offsets = trim_offsets
+        self.use_regex = use_regex
+
+    @staticmethod
+    def alphabet() -> list[str]:
+        """The 256 characters that stand for the bytes."""
+        return _byte_alphabet()
+
+    def _pattern(self) -> str | None:
+        return _core.GPT2_PATTERN if self.use_regex else None
+
+    def _json(self) -> dict:
+        return {
+            "type": "ByteLevel",
+            "add_prefix_space": self.add_prefix_space,
+            "trim_offsets": self.trim_offsets,
+            "use_regex": self.use_regex,
+        }
+
+
+class Split:
+    """Cut text by a regex, keeping the matches as pieces (``behavior="isolated"`` only)."""
+
+    def __init__(self, pattern, behavior: str = "isolated", invert: bool = False):
+        pattern = getattr(pattern, "pattern", pattern)
+        if not isinstance(pattern, str):
+            raise TypeError("Split pattern must be a str or an object with a .pattern str")
+        if behavior.lower() != "isolated" or invert:
+            raise ValueError('only Split(pattern, behavior="isolated", invert=False) is supported')
+        self.pattern = pattern
+
+
+class Sequence:
+    """``Sequence([Split(regex), ByteLevel(use_regex=False)])``: a custom pattern, then bytes."""
+
+    def __init__(self, pretokenizers: list):
+        if (
+            len(pretokenizers) != 2
+            or not isinstance(pretokenizers[0], Split)
+            or not isinstance(pretokenizers[1], ByteLevel)
+            or pretokenizers[1].use_regex
+        ):
+            raise ValueError(
+                "only Sequence([Split(pattern), ByteLevel(use_regex=False)]) is supported"
+            )
+        self.pretokenizers = list(pretokenizers)
+        self.add_prefix_space = pretokenizers[1].add_prefix_space
+
+    def _pattern(self) -> str:
+        return self.pretokenizers[0].pattern
+
+    def _json(self) -> dict:
+        return {
+            "type": "Sequence",
+            "pretokenizers": [
+                {
+                    "type": "Split",
+                    "pattern": {"Regex": self._pattern()},
+                    "behavior": "Isolated",
+                    "invert": False,
+                },
+                self.pretokenizers[1]._json(),
+            ],
+        }

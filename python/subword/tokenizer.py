@@ -1,0 +1,359 @@
+"""The HF dialect: ``Tokenizer``, a subset of ``tokenizers.Tokenizer`` for byte-level BPE.
+
+The same Rust model serves ``subword.Encoding``; ``to_encoding`` / ``from_encoding`` convert.
+The encode *result* is called ``Encoded`` here (HF calls it ``Encoding``, which in subword is the
+tiktoken-style tokenizer class).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Iterable, Sequence
+
+from . import _core, decoders, pre_tokenizers
+from .encoding import Encoding, _without_lone_surrogates
+from .models import BPE
+
+__all__ = ["Tokenizer", "Encoded"]
+
+
+class Encoded:
+    """The result of ``Tokenizer.encode``: ids, tokens, character offsets, masks."""
+
+    __slots__ = ("ids", "tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask")
+
+    def __init__(self, ids, tokens, offsets, type_id: int = 0):
+        self.ids = list(ids)
+        self.tokens = list(tokens)
+        self.offsets = [tuple(o) for o in offsets]
+        self.type_ids = [type_id] * len(self.ids)
+        self.attention_mask = [1] * len(self.ids)
+        # As in HF: marks tokens added by a post-processor (none here), not specials in the text.
+        self.special_tokens_mask = [0] * len(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        return (
+            f"Encoded(num_tokens={len(self.ids)}, ids={self.ids[:8]}{'…' if len(self) > 8 else ''})"
+        )
+
+    def _extend(self, other: Encoded) -> Encoded:
+        for name in self.__slots__:
+            getattr(self, name).extend(getattr(other, name))
+        return self
+
+
+def _texts(inputs) -> list[str]:
+    if isinstance(inputs, str):
+        raise TypeError("encode_batch expects a list of str, got a single str")
+    return [t if isinstance(t, str) else _bad_input(t) for t in inputs]
+
+
+def _bad_input(t):
+    raise TypeError(f"expected str, got {type(t).__name__}")
+
+
+class Tokenizer:
+    """Byte-level BPE with HF's workflow::
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train(["corpus.txt"], trainers.BpeTrainer(vocab_size=8000, special_tokens=["<|eot|>"]))
+    tok.encode("hello").ids
+    tok.save("tokenizer.json")
+    """
+
+    def __init__(self, model: BPE):
+        if not isinstance(model, BPE):
+            raise TypeError("Tokenizer(model): model must be subword.models.BPE")
+        self.model = model
+        self._pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        self.decoder = decoders.ByteLevel()
+        self.normalizer = None
+        self.post_processor = None
+        self._core = None
+        self._added: list[str] = []
+
+    # ----- configuration -----
+
+    @property
+    def pre_tokenizer(self):
+        return self._pre_tokenizer
+
+    @pre_tokenizer.setter
+    def pre_tokenizer(self, value):
+        if not isinstance(value, (pre_tokenizers.ByteLevel, pre_tokenizers.Sequence)):
+            raise ValueError(
+                f"unsupported pre-tokenizer {type(value).__name__}: use pre_tokenizers.ByteLevel "
+                "or Sequence([Split(pattern), ByteLevel(use_regex=False)])"
+            )
+        if self._core is not None:
+            # Keep the vocabulary, change how text is cut.
+            doc = json.loads(self._core.to_hf_json(self._prefix_space()))
+            doc["pre_tokenizer"] = value._json()
+            self._pre_tokenizer = value
+            self._load_doc(doc)
+        else:
+            self._pre_tokenizer = value
+
+    def _prefix_space(self) -> bool:
+        return bool(self._pre_tokenizer.add_prefix_space)
+
+    def _load_doc(self, doc: dict) -> None:
+        core, prefix = _core.CoreBPE.from_hf_json(json.dumps(doc), "tokenizer.json")
+        self._core = core
+        self._pre_tokenizer = _pre_tokenizer_from_json(doc.get("pre_tokenizer"), prefix)
+
+    def _ready(self):
+        if self._core is None:
+            if self.model.vocab is None:
+                raise ValueError("the model has no vocabulary yet: train it or load one")
+            doc = {
+                "version": "1.0",
+                "added_tokens": [
+                    {"id": self.model.vocab[t], "content": t, "special": True}
+                    for t in self._added
+                    if t in self.model.vocab
+                ],
+                "normalizer": None,
+                "pre_tokenizer": self._pre_tokenizer._json(),
+                "post_processor": None,
+                "decoder": {"type": "ByteLevel"},
+                "model": self.model._model_json(),
+            }
+            self._load_doc(doc)
+        return self._core
+
+    # ----- training -----
+
+    def _train(self, feed, trainer) -> None:
+        from .training import _warn_if_empty
+
+        trainer = trainer or _default_trainer()
+        t = _core.Trainer(
+            self._pre_tokenizer._pattern(),
+            list(dict.fromkeys(self._added + trainer.special_tokens)),
+            0,
+            self._prefix_space(),
+        )
+        feed(t, trainer.show_progress)
+        _warn_if_empty(t, stacklevel=4)
+        self._core = t.finish(
+            trainer.vocab_size, trainer.min_frequency, "lexicographic", trainer.show_progress
+        )
+        self._added = [s for s, _ in self._core.special_tokens()]
+
+    def train(self, files: Sequence[str], trainer=None) -> None:
+        """Train on text files (each file is one document)."""
+        if isinstance(files, (str, os.PathLike)):
+            files = [files]
+
+        def feed(t, show):
+            for f in files:
+                t.feed_file(os.fspath(f), show)
+
+        self._train(feed, trainer)
+
+    def train_from_iterator(
+        self, iterator: Iterable[str], trainer=None, length: int | None = None
+    ) -> None:
+        """Train on an iterable of str (or of lists of str); each str is one document."""
+
+        def feed(t, show):
+            batch: list[str] = []
+            for item in iterator:
+                items = [item] if isinstance(item, str) else list(item)
+                for doc in items:
+                    if not isinstance(doc, str):
+                        raise TypeError(f"documents must be str, got {type(doc).__name__}")
+                batch.extend(items)
+                if len(batch) >= 1000:
+                    t.feed([_without_lone_surrogates(d) for d in batch])
+                    batch = []
+            if batch:
+                t.feed([_without_lone_surrogates(d) for d in batch])
+
+        self._train(feed, trainer)
+
+    # ----- encoding -----
+
+    def encode(
+        self,
+        sequence: str,
+        pair: str | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> Encoded:
+        """Encode text: every special token in the text becomes its id (as in HF)."""
+        if is_pretokenized:
+            raise ValueError("is_pretokenized=True is not supported; pass the text itself")
+        if not isinstance(sequence, str):
+            raise TypeError(f"encode expects str, got {type(sequence).__name__}")
+        out = Encoded(*self._detailed(sequence))
+        if pair is not None:
+            out._extend(Encoded(*self._detailed(pair), type_id=1))
+        return out
+
+    def _detailed(self, text: str):
+        core = self._ready()
+        try:
+            return core.encode_detailed(text, self._prefix_space())
+        except UnicodeEncodeError:
+            return core.encode_detailed(_without_lone_surrogates(text), self._prefix_space())
+
+    def encode_batch(
+        self, inputs: Sequence[str], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoded]:
+        """Encode many texts in parallel (in Rust, without the GIL)."""
+        if is_pretokenized:
+            raise ValueError("is_pretokenized=True is not supported; pass the texts themselves")
+        texts = _texts(inputs)
+        core = self._ready()
+        try:
+            results = core.encode_detailed_batch(texts, self._prefix_space(), 0)
+        except UnicodeEncodeError:
+            fixed = [_without_lone_surrogates(t) for t in texts]
+            results = core.encode_detailed_batch(fixed, self._prefix_space(), 0)
+        return [Encoded(*r) for r in results]
+
+    # ----- decoding -----
+
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = False) -> str:
+        """Text of ``ids``; unlike HF, specials are kept by default, so decoding is lossless."""
+        core = self._ready()
+        if skip_special_tokens:
+            ids = [i for i in ids if not core.is_special(i)]
+        return core.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    def decode_batch(
+        self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = False
+    ) -> list[str]:
+        return [self.decode(ids, skip_special_tokens) for ids in sequences]
+
+    # ----- vocabulary -----
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._ready().token_to_id(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._ready().id_to_token(id)
+
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        core = self._ready()
+        vocab = core.get_vocab()
+        if not with_added_tokens:
+            for t, _ in core.special_tokens():
+                vocab.pop(t, None)
+        return vocab
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        return len(self.get_vocab(with_added_tokens))
+
+    def add_special_tokens(self, tokens: Sequence) -> int:
+        """Add special tokens (new ids after the current ones); returns how many were new."""
+        tokens = [getattr(t, "content", t) for t in tokens]
+        if self._core is None and self.model.vocab is None:
+            new = [t for t in tokens if t not in self._added]
+            self._added.extend(new)
+            return len(new)
+        core = self._ready()
+        doc = json.loads(core.to_hf_json(self._prefix_space()))
+        present = {a["content"] for a in doc["added_tokens"]}
+        new = [t for t in dict.fromkeys(tokens) if t not in present]
+        next_id = core.max_token_value() + 1
+        for k, t in enumerate(new):
+            doc["added_tokens"].append(
+                {
+                    "id": next_id + k,
+                    "content": t,
+                    "single_word": False,
+                    "lstrip": False,
+                    "rstrip": False,
+                    "normalized": False,
+                    "special": True,
+                }
+            )
+            doc["model"]["vocab"][t] = next_id + k
+        if new:
+            self._load_doc(doc)
+        return len(new)
+
+    def add_tokens(self, tokens: Sequence) -> int:
+        """Like ``add_special_tokens`` (added tokens are matched before pre-tokenization)."""
+        return self.add_special_tokens(tokens)
+
+    # ----- files -----
+
+    def to_str(self, pretty: bool = False) -> str:
+        text = self._ready().to_hf_json(self._prefix_space())
+        return text if pretty else json.dumps(json.loads(text), ensure_ascii=False)
+
+    def save(self, path: str, pretty: bool = True) -> None:
+        """Write ``tokenizer.json`` atomically; HF ``Tokenizer.from_file`` reads it."""
+        path = os.fspath(path)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(self.to_str(pretty))
+        os.replace(tmp, path)
+
+    @classmethod
+    def from_str(cls, json_str: str) -> Tokenizer:
+        doc = json.loads(json_str)
+        tok = cls(BPE())
+        tok._load_doc(doc)
+        return tok
+
+    @classmethod
+    def from_file(cls, path: str) -> Tokenizer:
+        with open(os.fspath(path), encoding="utf-8") as f:
+            return cls.from_str(f.read())
+
+    # ----- the tiktoken dialect -----
+
+    def to_encoding(self, name: str = "tokenizer") -> Encoding:
+        """The same model as a ``subword.Encoding`` (tiktoken API). Its ``encode`` adds no prefix
+        space, even when this tokenizer's ByteLevel does."""
+        core = self._ready()
+        return Encoding._from_core(name, core.pattern(), core)
+
+    @classmethod
+    def from_encoding(cls, enc: Encoding, add_prefix_space: bool = False) -> Tokenizer:
+        """A tokenizer over ``enc``'s model (shared, not copied)."""
+        tok = cls(BPE())
+        tok._core = enc._core
+        pattern = enc._core.pattern()
+        if pattern in ("", _core.GPT2_PATTERN):
+            tok._pre_tokenizer = pre_tokenizers.ByteLevel(
+                add_prefix_space=add_prefix_space, use_regex=bool(pattern)
+            )
+        else:
+            tok._pre_tokenizer = pre_tokenizers.Sequence(
+                [
+                    pre_tokenizers.Split(pattern),
+                    pre_tokenizers.ByteLevel(add_prefix_space, use_regex=False),
+                ]
+            )
+        return tok
+
+
+def _pre_tokenizer_from_json(pre: dict | None, prefix: bool):
+    if pre and pre.get("type") == "Sequence":
+        split, _ = pre["pretokenizers"]
+        return pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(split["pattern"]["Regex"]),
+                pre_tokenizers.ByteLevel(add_prefix_space=prefix, use_regex=False),
+            ]
+        )
+    use_regex = bool(pre and pre.get("use_regex", True))
+    return pre_tokenizers.ByteLevel(add_prefix_space=prefix, use_regex=use_regex)
+
+
+def _default_trainer():
+    from .trainers import BpeTrainer
+
+    return BpeTrainer()
