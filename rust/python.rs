@@ -146,6 +146,9 @@ fn wrap(encoder: Encoder, merges: Option<Vec<(Vec<u8>, Vec<u8>)>>) -> PyResult<P
     })
 }
 
+/// ids, tokens in byte-level form, character offsets.
+type DetailedPy<'py> = (Bound<'py, PyList>, Vec<String>, Vec<(usize, usize)>);
+
 impl PyCore {
     fn token_text(&self, id: Rank) -> String {
         let v = self.inner.vocab();
@@ -259,7 +262,7 @@ impl PyCore {
         py: Python<'py>,
         text: &str,
         prefix_space: bool,
-    ) -> PyResult<(Bound<'py, PyList>, Vec<String>, Vec<(usize, usize)>)> {
+    ) -> PyResult<DetailedPy<'py>> {
         let d = py
             .allow_threads(|| self.inner.encode_detailed(text, prefix_space))
             .map_err(to_py)?;
@@ -267,14 +270,13 @@ impl PyCore {
         Ok((self.id_list(py, &d.ids)?, tokens, d.offsets))
     }
 
-    #[allow(clippy::type_complexity)]
     fn encode_detailed_batch<'py>(
         &self,
         py: Python<'py>,
         texts_: &Bound<'py, PyAny>,
         prefix_space: bool,
         num_threads: usize,
-    ) -> PyResult<Vec<(Bound<'py, PyList>, Vec<String>, Vec<(usize, usize)>)>> {
+    ) -> PyResult<Vec<DetailedPy<'py>>> {
         let owners = texts(texts_)?;
         let t = borrow_all(&owners)?;
         let all = py

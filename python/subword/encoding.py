@@ -28,6 +28,15 @@ def _retry_without_surrogates(call, text, *args):
         return call(_without_lone_surrogates(text), *args)
 
 
+def _refuse_prefix_space(prefix_space: bool) -> None:
+    if prefix_space:
+        raise ValueError(
+            "this tokenizer.json puts a space before the text (ByteLevel add_prefix_space=true), "
+            "which an Encoding cannot do: load it with subword.Tokenizer.from_file, or set "
+            "add_prefix_space to false"
+        )
+
+
 class Encoding:
     """A byte-level BPE encoding with tiktoken's constructor, methods and ids.
 
@@ -180,7 +189,8 @@ class Encoding:
     @classmethod
     def from_hf_json(cls, text: str, name: str = "hf") -> Encoding:
         """Read a byte-level BPE ``tokenizer.json`` given as text; unsupported parts: ValueError."""
-        core, _ = _core.CoreBPE.from_hf_json(text, "tokenizer.json")
+        core, prefix_space = _core.CoreBPE.from_hf_json(text, "tokenizer.json")
+        _refuse_prefix_space(prefix_space)
         return cls._from_core(name, core.pattern(), core)
 
     @classmethod
@@ -189,7 +199,8 @@ class Encoding:
         path = os.fspath(path)
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        core, _ = _core.CoreBPE.from_hf_json(text, path)
+        core, prefix_space = _core.CoreBPE.from_hf_json(text, path)
+        _refuse_prefix_space(prefix_space)
         return cls._from_core(name or os.path.basename(path), core.pattern(), core)
 
     def to_tiktoken(self):

@@ -28,7 +28,8 @@ class BpeTrainer:
     ):
         if continuing_subword_prefix is not None or end_of_word_suffix is not None:
             raise ValueError(
-                "continuing_subword_prefix and end_of_word_suffix are not supported (byte-level BPE)"
+                "continuing_subword_prefix and end_of_word_suffix are not supported "
+                "(byte-level BPE)"
             )
         if limit_alphabet is not None:
             raise ValueError("limit_alphabet is not supported: byte-level BPE keeps all 256 bytes")
