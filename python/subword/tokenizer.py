@@ -77,6 +77,8 @@ class Tokenizer:
         self.post_processor = None
         self._core = None
         self._added: list[str] = []
+        # Added tokens that are not in the model's vocabulary (HF's get_vocab(False) omits them).
+        self._outside_model: set[str] = set()
 
     # ----- configuration -----
 
@@ -106,6 +108,10 @@ class Tokenizer:
     def _load_doc(self, doc: dict) -> None:
         core, prefix = _core.CoreBPE.from_hf_json(json.dumps(doc), "tokenizer.json")
         self._core = core
+        model_vocab = (doc.get("model") or {}).get("vocab") or {}
+        self._outside_model = {
+            a["content"] for a in doc.get("added_tokens") or [] if a["content"] not in model_vocab
+        }
         self._pre_tokenizer = _pre_tokenizer_from_json(doc.get("pre_tokenizer"), prefix)
 
     def _ready(self):
@@ -246,7 +252,7 @@ class Tokenizer:
         core = self._ready()
         vocab = core.get_vocab()
         if not with_added_tokens:
-            for t, _ in core.special_tokens():
+            for t in self._outside_model:
                 vocab.pop(t, None)
         return vocab
 
@@ -277,9 +283,11 @@ class Tokenizer:
                     "special": True,
                 }
             )
-            doc["model"]["vocab"][t] = next_id + k
         if new:
+            # As in HF, tokens added after training stay outside the model's vocabulary.
+            outside = self._outside_model | set(new)
             self._load_doc(doc)
+            self._outside_model = outside
         return len(new)
 
     def add_tokens(self, tokens: Sequence) -> int:

@@ -1,0 +1,454 @@
+"""``subword.Tokenizer``, the HF-``tokenizers``-style API, checked against HF ``tokenizers``.
+
+HF is the oracle: the same snippet runs with either library, subword's saved ``tokenizer.json``
+loads in HF with identical ids / tokens / offsets, and HF-trained files load into subword the same
+way. Ids are never compared across two separately trained tokenizers (subword puts specials last,
+HF first).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import refdata
+import subword
+import textgen
+import tokenizers
+from hypothesis import given, settings
+
+EOT = "<|endoftext|>"
+VOCAB_SIZE = 700
+
+FIXED = [
+    "",
+    " ",
+    "Hello world! It's 2024: tokens, tokens   everywhere.\n\n  indented\tline\r\nend",
+    "인공지능은 데이터로부터 학습한다. Machine learning!",
+    "emoji 🤖🇰🇷👩‍👩‍👧 accents café naïve, CJK 中文字符, Привет мир",
+    f"{EOT}starts with a special",
+    f"ends with a special{EOT}",
+    f"in {EOT} the middle{EOT}{EOT}twice",
+    f" {EOT} spaces around {EOT} ",
+    f"{EOT}",
+    f"<|endoftext|{EOT}|> near misses <|endof",
+    "   leading and trailing spaces   ",
+    "line one\r\nline two\r\n\r\n",
+    "\u00a0nbsp\u3000ideographic\u200bzero width\u2028line sep\u0085next",
+    "👍🏽 😀😀 🦀 \U0001fae0",
+    "한국어 텍스트 입니다",
+    "x",
+    "\n",
+]
+
+BASE_DOCS = [
+    "Hello world! It's a tokenizer test, with tokens and more tokens.",
+    "The quick brown fox jumps over the lazy dog. 1234567890",
+    "인공지능은 데이터로부터 학습한다. 한국어 문장입니다.",
+    "def f(x):\n    return x + 1\r\n",
+    f"Some text{EOT}more text {EOT} and the end.",
+]
+
+
+def _corpus() -> list[str]:
+    """A few hundred KB: the shared corpora's first lines (if present) plus fixed documents."""
+    docs = [d for d in BASE_DOCS for _ in range(20)]
+    for path in refdata.corpora_files():
+        with open(path, encoding="utf-8") as f:
+            docs.append(f.read(60_000))
+    return docs
+
+
+CORPUS = _corpus()
+
+
+def run_snippet(lib, corpus, path, add_prefix_space=False, sample="Hello world! 안녕 🤖"):
+    """The HF quick-start snippet: ``lib`` is ``subword`` or ``tokenizers``, all else the same."""
+    tok = lib.Tokenizer(lib.models.BPE())
+    tok.pre_tokenizer = lib.pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+    tok.decoder = lib.decoders.ByteLevel()
+    trainer = lib.trainers.BpeTrainer(
+        vocab_size=VOCAB_SIZE, special_tokens=[EOT], show_progress=False
+    )
+    tok.train_from_iterator(corpus, trainer)
+    out = tok.encode(sample)
+    text = tok.decode(out.ids)
+    tok.save(str(path))
+    return tok, out, text
+
+
+def _triple(e):
+    return e.ids, e.tokens, [tuple(o) for o in e.offsets]
+
+
+def assert_same(sw, hf, text):
+    got, want = _triple(sw.encode(text)), _triple(hf.encode(text))
+    assert got[0] == want[0], f"ids differ for {text!r}"
+    assert got[1] == want[1], f"tokens differ for {text!r}"
+    assert got[2] == want[2], f"offsets differ for {text!r}"
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["no_prefix", "prefix_space"])
+def snippet(request, tmp_path_factory):
+    """(subword tokenizer, HF loading subword's saved file, add_prefix_space)."""
+    d = tmp_path_factory.mktemp(f"snippet_{request.param}")
+    sw, out, text = run_snippet(subword, CORPUS, d / "sw.json", request.param)
+    hf_own, hf_out, hf_text = run_snippet(tokenizers, CORPUS, d / "hf.json", request.param)
+    hf = tokenizers.Tokenizer.from_file(str(d / "sw.json"))
+    return {
+        "sw": sw,
+        "out": out,
+        "text": text,
+        "hf": hf,
+        "hf_own": hf_own,
+        "hf_text": hf_text,
+        "prefix": request.param,
+        "path": d / "sw.json",
+    }
+
+
+# ----- 1 & 2: the snippet, and subword's saved file in HF -----
+
+
+def test_snippet_runs_and_is_self_consistent(snippet):
+    sw, out = snippet["sw"], snippet["out"]
+    sample = "Hello world! 안녕 🤖"
+    assert isinstance(out, subword.Encoded)
+    assert len(out.ids) == len(out.tokens) == len(out.offsets)
+    assert out.attention_mask == [1] * len(out.ids)
+    assert out.type_ids == [0] * len(out.ids)
+    assert [sw.token_to_id(t) for t in out.tokens] == out.ids
+    assert [sw.id_to_token(i) for i in out.ids] == out.tokens
+    want = " " + sample if snippet["prefix"] else sample
+    assert snippet["text"] == want
+    # vocab: 256 bytes + learned + 1 special, exactly vocab_size
+    assert sw.get_vocab_size() == VOCAB_SIZE
+    assert sw.token_to_id(EOT) == VOCAB_SIZE - 1
+    assert sorted(sw.get_vocab().values()) == list(range(VOCAB_SIZE))
+    # the HF run of the same snippet worked too (its 🤖 bytes were never seen in training, so
+    # HF drops them: the trap subword avoids)
+    assert snippet["hf_text"].strip().startswith("Hello world! 안녕")
+    assert snippet["hf_own"].token_to_id(EOT) is not None
+    # reloading in subword gives the same encoding
+    back = subword.Tokenizer.from_file(str(snippet["path"]))
+    for text in FIXED:
+        assert _triple(back.encode(text)) == _triple(sw.encode(text)), text
+    back2 = subword.Tokenizer.from_str(sw.to_str())
+    assert back2.get_vocab() == sw.get_vocab()
+
+
+def _with_prefix(text):
+    """What add_prefix_space=True decodes to: a space before each stretch between specials."""
+    parts = text.split(EOT)
+    return EOT.join(" " + p if p and not p.startswith(" ") else p for p in parts)
+
+
+def test_saved_file_in_hf_fixed(snippet):
+    sw, hf = snippet["sw"], snippet["hf"]
+    for text in FIXED:
+        assert_same(sw, hf, text)
+        want = _with_prefix(text) if snippet["prefix"] else text
+        assert sw.decode(sw.encode(text).ids) == want, text
+
+
+def test_saved_file_in_hf_vocab(snippet):
+    sw, hf = snippet["sw"], snippet["hf"]
+    assert sw.get_vocab() == hf.get_vocab()
+    assert sw.get_vocab_size() == hf.get_vocab_size()
+
+
+def test_vocab_without_added_tokens_matches_hf(snippet):
+    # HF's with_added_tokens=False returns the model's vocab, which (for a trained BPE, HF's own
+    # or subword's saved file) still holds the special tokens.
+    sw, hf = snippet["sw"], snippet["hf"]
+    assert EOT in snippet["hf_own"].get_vocab(with_added_tokens=False)
+    assert sw.get_vocab(with_added_tokens=False) == hf.get_vocab(with_added_tokens=False)
+    assert sw.get_vocab_size(with_added_tokens=False) == hf.get_vocab_size(with_added_tokens=False)
+
+
+def test_prefix_space_offsets_align_with_first_char(snippet):
+    if not snippet["prefix"]:
+        pytest.skip("only with add_prefix_space=True")
+    sw = snippet["sw"]
+    for text in ["Hello", "the", "한국어", "🤖 x", "\nline"]:
+        e = sw.encode(text)
+        assert e.tokens[0].startswith("Ġ") and e.offsets[0][0] == 0, text
+        if e.tokens[0] == "Ġ":  # the added space alone: aligned with the first character
+            assert e.offsets[0] == e.offsets[1] == (0, 1), text
+        assert_same(sw, snippet["hf"], text)
+    e = sw.encode(f"a{EOT}b")
+    n = len("a" + EOT)
+    assert e.tokens == ["Ġa", EOT, "Ġb"]
+    assert e.offsets == [(0, 1), (1, n), (n, n + 1)]
+    assert_same(sw, snippet["hf"], f"a{EOT}b")
+
+
+@settings(max_examples=150)
+@given(text=textgen.texts)
+def test_saved_file_in_hf_hypothesis(snippet, text):
+    assert_same(snippet["sw"], snippet["hf"], text)
+
+
+@settings(max_examples=100)
+@given(text=textgen.with_specials([EOT]))
+def test_saved_file_in_hf_hypothesis_specials(snippet, text):
+    assert_same(snippet["sw"], snippet["hf"], text)
+
+
+def test_saved_file_in_hf_corpora(snippet):
+    sw, hf = snippet["sw"], snippet["hf"]
+    lines = []
+    for path in refdata.corpora_files():
+        with open(path, encoding="utf-8") as f:
+            lines += f.read(200_000).split("\n")[:300]
+    got = [_triple(e) for e in sw.encode_batch(lines)]
+    want = [_triple(e) for e in hf.encode_batch(lines)]
+    bad = [line for line, g, w in zip(lines, got, want) if g != w]
+    assert not bad, f"{len(bad)} lines differ, first {bad[0]!r}"
+
+
+# ----- 3: HF-trained files load into subword -----
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["no_prefix", "prefix_space"])
+def hf_trained(request):
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    hf = tokenizers.Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=request.param)
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=VOCAB_SIZE,
+        special_tokens=[EOT],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    hf.train_from_iterator(CORPUS, trainer)
+    return hf, subword.Tokenizer.from_str(hf.to_str())
+
+
+def test_hf_trained_loads_fixed(hf_trained):
+    hf, sw = hf_trained
+    for text in FIXED:
+        assert_same(sw, hf, text)
+
+
+@settings(max_examples=150)
+@given(text=textgen.texts)
+def test_hf_trained_loads_hypothesis(hf_trained, text):
+    hf, sw = hf_trained
+    assert_same(sw, hf, text)
+
+
+@settings(max_examples=40)
+@given(text=textgen.with_specials([EOT]))
+def test_hf_trained_loads_hypothesis_specials(hf_trained, text):
+    hf, sw = hf_trained
+    assert_same(sw, hf, text)
+
+
+def test_hf_trained_vocab_agrees(hf_trained):
+    hf, sw = hf_trained
+    assert sw.get_vocab() == hf.get_vocab()
+    assert sw.get_vocab_size() == hf.get_vocab_size()
+    for token, i in hf.get_vocab().items():
+        assert sw.token_to_id(token) == i
+        assert sw.id_to_token(i) == token
+    assert sw.token_to_id("not a token at all") is None
+    assert hf.token_to_id("not a token at all") is None
+    assert sw.token_to_id(EOT) == hf.token_to_id(EOT) == 0  # HF puts specials first
+
+
+# ----- 4: traps fixed -----
+
+
+def test_unseen_bytes_survive_training_on_ascii():
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    ascii_docs = [d for d in BASE_DOCS if d.isascii()] * 10
+    s = "Korean 한국어 and emoji 🤖👍🏽 café"
+
+    sw = subword.Tokenizer(subword.models.BPE())
+    sw.pre_tokenizer = subword.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    sw.decoder = subword.decoders.ByteLevel()
+    sw.train_from_iterator(ascii_docs, subword.trainers.BpeTrainer(300, show_progress=False))
+    assert sw.get_vocab_size() >= 256
+    assert sw.decode(sw.encode(s).ids) == s
+
+    hf = tokenizers.Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    hf.train_from_iterator(ascii_docs, trainers.BpeTrainer(vocab_size=300, show_progress=False))
+    assert hf.decode(hf.encode(s).ids) != s  # why subword keeps all 256 bytes
+
+
+def test_decode_keeps_specials_by_default(snippet):
+    sw = snippet["sw"]
+    text = f" a{EOT} b"
+    ids = sw.encode(text).ids
+    assert sw.token_to_id(EOT) in ids
+    assert sw.decode(ids) == text
+    assert sw.decode(ids, skip_special_tokens=True) == text.replace(EOT, "")
+    assert sw.decode_batch([ids, ids], skip_special_tokens=True) == [text.replace(EOT, "")] * 2
+
+
+def test_no_learned_token_contains_the_special():
+    docs = [f"{EOT}hello{EOT} world{EOT}{EOT} <{EOT}>" * 50] * 20
+    sw = subword.Tokenizer(subword.models.BPE())
+    sw.pre_tokenizer = subword.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    sw.train_from_iterator(
+        docs, subword.trainers.BpeTrainer(400, special_tokens=[EOT], show_progress=False)
+    )
+    vocab = sw.get_vocab()
+    assert vocab[EOT] == max(vocab.values())
+    assert [t for t in vocab if EOT in t and t != EOT] == []
+    assert [t for t in vocab if "endoftext" in t] == [EOT]
+    assert sw.encode("hello world").ids != []
+
+
+# ----- 5 & 6: pairs and batches -----
+
+
+def test_encode_pair(snippet):
+    sw = snippet["sw"]
+    for a, b in [("Hello", "world"), (f"x{EOT}", " 한국어 🤖"), ("", "b"), ("a", "")]:
+        ea, eb, ep = sw.encode(a), sw.encode(b), sw.encode(a, pair=b)
+        assert ep.ids == ea.ids + eb.ids
+        assert ep.tokens == ea.tokens + eb.tokens
+        assert ep.offsets == ea.offsets + eb.offsets
+        assert ep.type_ids == [0] * len(ea.ids) + [1] * len(eb.ids)
+        assert ep.attention_mask == [1] * len(ep.ids)
+        assert sw.encode(a, b).ids == ep.ids
+
+
+def test_encode_batch_equals_encode(snippet):
+    sw = snippet["sw"]
+    batch = sw.encode_batch(FIXED)
+    assert len(batch) == len(FIXED)
+    for text, e in zip(FIXED, batch):
+        assert _triple(e) == _triple(sw.encode(text)), text
+    assert sw.encode_batch([]) == []
+
+
+@settings(max_examples=30)
+@given(texts=textgen.st.lists(textgen.texts, max_size=6))
+def test_encode_batch_equals_encode_hypothesis(snippet, texts):
+    sw = snippet["sw"]
+    assert [_triple(e) for e in sw.encode_batch(texts)] == [_triple(sw.encode(t)) for t in texts]
+
+
+# ----- 7: add_special_tokens -----
+
+
+def test_add_special_tokens(snippet, tmp_path):
+    sw = subword.Tokenizer.from_str(snippet["sw"].to_str())
+    before = max(sw.get_vocab().values())
+    assert sw.add_special_tokens(["<|new|>"]) == 1
+    new_id = sw.token_to_id("<|new|>")
+    assert new_id == before + 1
+    assert sw.id_to_token(new_id) == "<|new|>"
+    assert sw.get_vocab_size() == before + 2
+    text = f"hello<|new|>world {EOT}<|new|>"
+    e = sw.encode(text)
+    assert e.ids.count(new_id) == 2
+    assert "<|new|>" in e.tokens
+    assert sw.decode(e.ids, skip_special_tokens=True) == sw.decode(
+        [i for i in e.ids if i not in (new_id, sw.token_to_id(EOT))]
+    )
+    path = tmp_path / "added.json"
+    sw.save(str(path))
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    assert hf.token_to_id("<|new|>") == new_id
+    for t in [*FIXED, text, "<|new|>", "a<|new|>b<|new"]:
+        assert_same(sw, hf, t)
+    assert sw.add_special_tokens(["<|new|>"]) == 0
+    assert sw.add_special_tokens([EOT]) == 0
+    assert sw.token_to_id("<|new|>") == new_id
+    # the original tokenizer is untouched
+    assert snippet["sw"].token_to_id("<|new|>") is None
+
+
+# ----- 8: the tiktoken dialect -----
+
+
+def test_to_encoding_same_ids(snippet):
+    sw = snippet["sw"]
+    enc = sw.to_encoding()
+    assert isinstance(enc, subword.Encoding)
+    if snippet["prefix"]:
+        # Encoding.encode adds no prefix space; with one in the text it agrees.
+        for text in FIXED:
+            if text.startswith(" "):
+                assert enc.encode(text, allowed_special="all") == sw.encode(text).ids, text
+        return
+    for text in FIXED:
+        assert enc.encode(text, allowed_special="all") == sw.encode(text).ids, text
+
+
+@settings(max_examples=40)
+@given(text=textgen.texts)
+def test_to_encoding_same_ids_hypothesis(snippet, text):
+    if snippet["prefix"]:
+        return
+    sw = snippet["sw"]
+    assert sw.to_encoding().encode(text, allowed_special="all") == sw.encode(text).ids
+
+
+@pytest.fixture(scope="module")
+def gpt2_tok(r50k_pair):
+    return subword.Tokenizer.from_encoding(subword.get_encoding("gpt2"))
+
+
+def test_from_encoding_matches_tiktoken(gpt2_tok, r50k_pair):
+    _, tk = r50k_pair
+    for text in FIXED:
+        assert gpt2_tok.encode(text).ids == tk.encode(text, allowed_special="all"), text
+    assert gpt2_tok.token_to_id(EOT) == 50256
+    assert gpt2_tok.get_vocab_size() == 50257
+
+
+@settings(max_examples=60)
+@given(text=textgen.with_specials([EOT]))
+def test_from_encoding_matches_tiktoken_hypothesis(gpt2_tok, r50k_pair, text):
+    _, tk = r50k_pair
+    assert gpt2_tok.encode(text).ids == tk.encode(text, allowed_special="all")
+
+
+def test_from_encoding_saved_file_in_hf(gpt2_tok):
+    hf = tokenizers.Tokenizer.from_str(gpt2_tok.to_str())
+    for text in FIXED:
+        assert_same(gpt2_tok, hf, text)
+
+
+# ----- 9: errors -----
+
+
+def test_errors(snippet):
+    with pytest.raises(ValueError):
+        subword.Tokenizer(subword.models.BPE()).encode("x")
+    sw = snippet["sw"]
+    with pytest.raises(TypeError):
+        sw.encode(123)
+    with pytest.raises(TypeError):
+        sw.encode_batch("str")
+    with pytest.raises(TypeError):
+        sw.encode_batch(["ok", 5])
+    with pytest.raises(ValueError):
+        sw.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    with pytest.raises(ValueError):
+        sw.pre_tokenizer = object()
+    # a failed assignment leaves the tokenizer as it was
+    assert isinstance(sw.pre_tokenizer, subword.pre_tokenizers.ByteLevel)
+    assert sw.pre_tokenizer.add_prefix_space == snippet["prefix"]
+    with pytest.raises(ValueError):
+        subword.models.BPE(dropout=0.1)
+    with pytest.raises(ValueError):
+        subword.trainers.BpeTrainer(limit_alphabet=10)
+
+
+def test_saved_json_is_hf_shaped(snippet):
+    doc = json.loads(snippet["path"].read_text(encoding="utf-8"))
+    assert doc["model"]["type"] == "BPE"
+    assert doc["pre_tokenizer"]["add_prefix_space"] == snippet["prefix"]
+    assert [a["content"] for a in doc["added_tokens"]] == [EOT]
+    assert doc["added_tokens"][0]["id"] == VOCAB_SIZE - 1
