@@ -284,6 +284,7 @@ impl PyCore {
                 in_pool(num_threads, || {
                     use rayon::prelude::*;
                     t.par_iter()
+                        .with_min_len(crate::encode::MIN_BATCH_SPLIT)
                         .map(|s| self.inner.encode_detailed(s, prefix_space))
                         .collect::<Result<Vec<_>, _>>()
                 })

@@ -15,6 +15,10 @@ use cache::{WordCache, MAX_CACHED_LEN};
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
+/// Fewest texts one rayon task takes: splitting a batch of short texts down to single items costs
+/// more in task overhead than the texts take to encode.
+pub const MIN_BATCH_SPLIT: usize = 64;
+
 /// Reused buffers for merging, so short pieces allocate nothing.
 #[derive(Default)]
 pub struct Scratch {
@@ -179,6 +183,7 @@ impl Encoder {
         in_pool(num_threads, || {
             texts
                 .par_iter()
+                .with_min_len(MIN_BATCH_SPLIT)
                 .map(|t| self.encode(t, allowed, disallowed).map(|e| e.ids))
                 .collect()
         })
@@ -190,7 +195,11 @@ impl Encoder {
         num_threads: usize,
     ) -> Result<Vec<Vec<Rank>>> {
         in_pool(num_threads, || {
-            texts.par_iter().map(|t| self.encode_ordinary(t)).collect()
+            texts
+                .par_iter()
+                .with_min_len(MIN_BATCH_SPLIT)
+                .map(|t| self.encode_ordinary(t))
+                .collect()
         })
     }
 
@@ -204,6 +213,7 @@ impl Encoder {
         in_pool(num_threads, || {
             texts
                 .par_iter()
+                .with_min_len(MIN_BATCH_SPLIT)
                 .map(|t| self.encode(t, allowed, disallowed).map(|e| e.ids.len()))
                 .collect()
         })
@@ -238,7 +248,11 @@ impl Encoder {
         num_threads: usize,
     ) -> Result<Vec<Vec<u8>>> {
         in_pool(num_threads, || {
-            batch.par_iter().map(|ids| self.decode_bytes(ids)).collect()
+            batch
+                .par_iter()
+                .with_min_len(MIN_BATCH_SPLIT)
+                .map(|ids| self.decode_bytes(ids))
+                .collect()
         })
     }
 
