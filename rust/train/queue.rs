@@ -69,6 +69,8 @@ struct State {
     /// Words that contain (or once contained) each pair, ascending; stale entries are skipped.
     places: FxHashMap<Pair, Vec<u32>>,
     tie: TieBreak,
+    /// Pair count changes of one merge (kept to reuse its allocation).
+    delta: FxHashMap<Pair, i64>,
 }
 
 impl State {
@@ -142,6 +144,7 @@ pub fn learn(
         counts: FxHashMap::default(),
         places: FxHashMap::default(),
         tie,
+        delta: FxHashMap::default(),
     };
     for (w, word) in st.words.iter().enumerate() {
         for win in word.symbols.windows(2) {
@@ -200,49 +203,81 @@ fn apply_merge(st: &mut State, pair: Pair) -> Vec<Pair> {
         }
     };
     let places = st.places.remove(&pair).unwrap_or_default();
-    let mut delta: FxHashMap<Pair, i64> = FxHashMap::default();
+    let mut delta = std::mem::take(&mut st.delta);
+    delta.clear();
+    let (mut sites, mut out, mut new_pos) = (Vec::new(), Vec::new(), Vec::new());
     for &w in &places {
         let word = &mut st.words[w as usize];
-        if !word.symbols.windows(2).any(|x| (x[0], x[1]) == pair) {
-            continue;
-        }
-        let count = word.count as i64;
-        for x in word.symbols.windows(2) {
-            *delta.entry((x[0], x[1])).or_insert(0) -= count;
-        }
-        let mut out = Vec::with_capacity(word.symbols.len());
+        let syms = &word.symbols;
+        let n = syms.len();
+        // Where the pair occurs, left to right without overlap ("aaa" → one site, at 0).
+        sites.clear();
         let mut i = 0;
-        while i < word.symbols.len() {
-            if i + 1 < word.symbols.len() && (word.symbols[i], word.symbols[i + 1]) == pair {
-                out.push(new_id);
+        while i + 1 < n {
+            if (syms[i], syms[i + 1]) == pair {
+                sites.push(i);
                 i += 2;
             } else {
-                out.push(word.symbols[i]);
                 i += 1;
             }
         }
-        word.symbols = out;
-        for x in word.symbols.windows(2) {
-            let p = (x[0], x[1]);
-            *delta.entry(p).or_insert(0) += count;
-            if p.0 == new_id || p.1 == new_id {
-                let places = st.places.entry(p).or_default();
-                // Words are visited in ascending order, so this is almost always a push; only a
-                // reused token can meet a list that already holds later words.
-                match places.last() {
-                    Some(&last) if last == w => {}
-                    Some(&last) if last > w => {
-                        if let Err(at) = places.binary_search(&w) {
-                            places.insert(at, w);
+        if sites.is_empty() {
+            continue; // a stale place
+        }
+        let count = word.count as i64;
+        // Only pairs that touch a merged position change: the old ones around each site go…
+        let mut last = usize::MAX;
+        for &s in &sites {
+            for k in s.saturating_sub(1)..=s + 1 {
+                if k + 1 < n && (last == usize::MAX || k > last) {
+                    *delta.entry((syms[k], syms[k + 1])).or_insert(0) -= count;
+                    last = k;
+                }
+            }
+        }
+        out.clear();
+        new_pos.clear();
+        let (mut i, mut next_site) = (0, 0);
+        while i < n {
+            if next_site < sites.len() && sites[next_site] == i {
+                new_pos.push(out.len());
+                out.push(new_id);
+                i += 2;
+                next_site += 1;
+            } else {
+                out.push(syms[i]);
+                i += 1;
+            }
+        }
+        std::mem::swap(&mut word.symbols, &mut out);
+        // …and the new ones around each new token come.
+        let syms = &word.symbols;
+        let m = syms.len();
+        let mut last = usize::MAX;
+        for &j in &new_pos {
+            for k in j.saturating_sub(1)..=j {
+                if k + 1 < m && (last == usize::MAX || k > last) {
+                    last = k;
+                    let p = (syms[k], syms[k + 1]);
+                    *delta.entry(p).or_insert(0) += count;
+                    let places = st.places.entry(p).or_default();
+                    // Words are visited in ascending order, so this is almost always a push; only
+                    // a reused token can meet a list that already holds later words.
+                    match places.last() {
+                        Some(&l) if l == w => {}
+                        Some(&l) if l > w => {
+                            if let Err(at) = places.binary_search(&w) {
+                                places.insert(at, w);
+                            }
                         }
+                        _ => places.push(w),
                     }
-                    _ => places.push(w),
                 }
             }
         }
     }
     let mut grown = Vec::new();
-    for (p, d) in delta {
+    for (&p, &d) in &delta {
         if d > 0 {
             grown.push(p);
         }
@@ -255,6 +290,7 @@ fn apply_merge(st: &mut State, pair: Pair) -> Vec<Pair> {
         }
     }
     st.counts.remove(&pair);
+    st.delta = delta;
     // Deterministic push order (the heap's order does not depend on it, but keep runs identical).
     grown.sort_unstable();
     grown
