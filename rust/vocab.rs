@@ -49,6 +49,9 @@ pub struct Vocab {
     is_special: Vec<bool>,
     byte_ids: [Rank; 256],
     pairs: FxHashMap<u64, Rank>,
+    /// The pair table restricted to two single bytes, dense (256 KB, stays in L2): every piece
+    /// starts as bytes, so most lookups of a merge hit this instead of the big hash map.
+    byte_pairs: Box<[Rank]>,
     /// Set when only listed merges apply (HF files): the list, in order.
     listed_merges: Option<Vec<(Vec<u8>, Vec<u8>)>>,
     max_token_value: Rank,
@@ -141,10 +144,12 @@ impl Vocab {
             is_special,
             byte_ids,
             pairs: FxHashMap::default(),
+            byte_pairs: Box::default(),
             listed_merges: None,
             max_token_value: max_id,
         };
         vocab.pairs = vocab.derive_pairs();
+        vocab.byte_pairs = vocab.derive_byte_pairs();
         Ok(vocab)
     }
 
@@ -169,8 +174,26 @@ impl Vocab {
             pairs.entry(pair_key(x, y)).or_insert(m);
         }
         vocab.pairs = pairs;
+        vocab.byte_pairs = vocab.derive_byte_pairs();
         vocab.listed_merges = Some(merges.to_vec());
         Ok(vocab)
+    }
+
+    fn derive_byte_pairs(&self) -> Box<[Rank]> {
+        (0..=0xFFFFu32)
+            .map(|k| {
+                self.merge(
+                    self.byte_ids[(k >> 8) as usize],
+                    self.byte_ids[(k & 0xFF) as usize],
+                )
+            })
+            .collect()
+    }
+
+    /// `merge(byte_id(a), byte_id(b))`, from the dense table.
+    #[inline(always)]
+    pub fn merge_bytes(&self, a: u8, b: u8) -> Rank {
+        self.byte_pairs[((a as usize) << 8) | b as usize]
     }
 
     fn derive_pairs(&self) -> FxHashMap<u64, Rank> {

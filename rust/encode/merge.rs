@@ -12,7 +12,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Above this many bytes a piece is merged with the heap.
-const SCAN_LIMIT: usize = 96;
+const SCAN_LIMIT: usize = 256;
 
 pub fn merge_piece(
     vocab: &Vocab,
@@ -38,7 +38,7 @@ fn merge_scan(
     ids.clear();
     ranks.clear();
     ids.extend(piece.iter().map(|&b| vocab.byte_id(b)));
-    ranks.extend(ids.windows(2).map(|w| vocab.merge(w[0], w[1])));
+    ranks.extend(piece.windows(2).map(|w| vocab.merge_bytes(w[0], w[1])));
     loop {
         let mut best = Rank::MAX;
         let mut at = 0;
@@ -100,7 +100,7 @@ fn merge_heap(vocab: &Vocab, piece: &[u8], s: &mut HeapScratch, out: &mut Vec<Ra
     // (rank, position of the left node): min-heap order is exactly "lowest rank, then leftmost".
     heap.clear();
     heap.extend((0..n - 1).filter_map(|i| {
-        let r = vocab.merge(ids[i], ids[i + 1]);
+        let r = vocab.merge_bytes(piece[i], piece[i + 1]);
         (r != Rank::MAX).then_some(Reverse((r, i as u32)))
     }));
     while let Some(Reverse((rank, i))) = heap.pop() {
