@@ -167,20 +167,21 @@ def test_vocab_without_added_tokens_matches_hf(snippet):
 
 
 def test_prefix_space_offsets_align_with_first_char(snippet):
-    if not snippet["prefix"]:
-        pytest.skip("only with add_prefix_space=True")
     sw = snippet["sw"]
     for text in ["Hello", "the", "한국어", "🤖 x", "\nline"]:
         e = sw.encode(text)
-        assert e.tokens[0].startswith("Ġ") and e.offsets[0][0] == 0, text
-        if e.tokens[0] == "Ġ":  # the added space alone: aligned with the first character
+        # With add_prefix_space the first token carries the added space; without, it never does.
+        assert e.tokens[0].startswith("Ġ") == snippet["prefix"], text
+        assert e.offsets[0][0] == 0, text
+        if snippet["prefix"] and e.tokens[0] == "Ġ":  # the added space alone
             assert e.offsets[0] == e.offsets[1] == (0, 1), text
         assert_same(sw, snippet["hf"], text)
-    e = sw.encode(f"a{EOT}b")
-    n = len("a" + EOT)
-    assert e.tokens == ["Ġa", EOT, "Ġb"]
-    assert e.offsets == [(0, 1), (1, n), (n, n + 1)]
     assert_same(sw, snippet["hf"], f"a{EOT}b")
+    if snippet["prefix"]:
+        e = sw.encode(f"a{EOT}b")
+        n = len("a" + EOT)
+        assert e.tokens == ["Ġa", EOT, "Ġb"]
+        assert e.offsets == [(0, 1), (1, n), (n, n + 1)]
 
 
 @settings(max_examples=150)
