@@ -51,6 +51,8 @@ import time
 from array import array
 from pathlib import Path
 
+from benchutil import fmt, other_busy_cores, peak_rss
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPORA = REPO.parent / "shared" / "corpora"
 CACHE = REPO / ".cache"
@@ -317,26 +319,6 @@ def _digest(*arrays: array) -> str:
     return h.hexdigest()
 
 
-def _peak_rss() -> dict[str, float]:
-    """Peak resident memory of this process, MiB.
-
-    On Linux ru_maxrss is not reset by exec: a child starts with its parent's high-water mark
-    (here ~90-140 MB, the parent having loaded tiktoken).  VmHWM is the peak of this process's
-    own address space, so it is what "peak MB" reports; ru_maxrss is kept alongside.
-    """
-    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
-    out = {"ru_maxrss_mb": kb / 1024 if sys.platform != "darwin" else kb / 2**20}
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    out["peak_mb"] = int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    out.setdefault("peak_mb", out["ru_maxrss_mb"])
-    return out
-
-
 class Job:
     def __init__(
         self,
@@ -467,7 +449,7 @@ def worker_main(argv: list[str], args) -> int:
                 r = job.run(m)
                 if m not in best or r["secs"] < best[m]["secs"]:
                     best[m] = {**best.get(m, {}), **r}
-        say({**hello, "results": best, **_peak_rss()})
+        say({**hello, "results": best, **peak_rss()})
         return 0
 
     say(hello)
@@ -481,7 +463,7 @@ def worker_main(argv: list[str], args) -> int:
             elif cmd[0] == "dump":
                 say(job.dump(cmd[1], cmd[2]))
             elif cmd[0] == "peak":
-                say(_peak_rss())
+                say(peak_rss())
             elif cmd[0] == "quit":
                 say({"bye": True})
                 return 0
@@ -495,26 +477,6 @@ def worker_main(argv: list[str], args) -> int:
 # --------------------------------------------------------------------------
 # Parent: drive the workers, compare, report
 # --------------------------------------------------------------------------
-
-
-def other_busy_cores(interval: float = 0.5) -> float | None:
-    """Cores kept busy during `interval` (from /proc/stat) while the benchmark itself idles."""
-
-    def sample() -> tuple[int, int]:
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:]]
-        idle = v[3] + (v[4] if len(v) > 4 else 0)
-        return sum(v[:8]), idle
-
-    try:
-        t0, i0 = sample()
-        time.sleep(interval)
-        t1, i1 = sample()
-    except (OSError, ValueError, IndexError):
-        return None
-    if t1 == t0:
-        return 0.0
-    return (1 - (i1 - i0) / (t1 - t0)) * (os.cpu_count() or 1)
 
 
 class WorkerError(RuntimeError):
@@ -736,10 +698,6 @@ def run_file(
     return out
 
 
-def _fmt(x, spec: str, suffix: str = "") -> str:
-    return "—" if x is None else format(x, spec) + suffix
-
-
 def _eq_cell(row: dict) -> str:
     if row.get("contender") == BASELINE:
         return "(baseline)"
@@ -764,11 +722,11 @@ def markdown(rows: list[dict], totals: list[dict]) -> str:
             "| {file} | {c} | {w} | {wr} | {b} | {br} | {pk} | {eq} |".format(
                 file=r["file"],
                 c=r["contender"],
-                w=_fmt(r.get("whole_mbps"), ".2f"),
-                wr=_fmt(r.get("whole_ratio"), ".2f", "×"),
-                b=_fmt(r.get("batch_mbps"), ".2f"),
-                br=_fmt(r.get("batch_ratio"), ".2f", "×"),
-                pk=_fmt(r.get("peak_mb"), ".0f"),
+                w=fmt(r.get("whole_mbps"), ".2f"),
+                wr=fmt(r.get("whole_ratio"), ".2f", "×"),
+                b=fmt(r.get("batch_mbps"), ".2f"),
+                br=fmt(r.get("batch_ratio"), ".2f", "×"),
+                pk=fmt(r.get("peak_mb"), ".0f"),
                 eq=_eq_cell(r) + (" · worker died, see below" if r.get("error") else ""),
             )
         )
@@ -954,8 +912,8 @@ def report(args, files, names, info, skipped, rows, totals, elapsed) -> None:
         for n in names:
             r = by.get((fname, n), {})
             w, b = r.get("whole_mbps"), r.get("batch_mbps")
-            cells.append(_fmt(b / w if w and b else None, ".2f", "×"))
-        print(f"| {fname} | {_fmt(ceiling(fname), '.2f', '×')} | " + " | ".join(cells) + " |")
+            cells.append(fmt(b / w if w and b else None, ".2f", "×"))
+        print(f"| {fname} | {fmt(ceiling(fname), '.2f', '×')} | " + " | ".join(cells) + " |")
     print()
     print("### cores used (CPU time ÷ wall time of the best run), whole / batch\n")
     print("| file | " + " | ".join(names) + " |")
@@ -964,9 +922,7 @@ def report(args, files, names, info, skipped, rows, totals, elapsed) -> None:
         cells = []
         for n in names:
             r = by.get((fname, n), {})
-            cells.append(
-                f"{_fmt(r.get('whole_cores'), '.1f')} / {_fmt(r.get('batch_cores'), '.1f')}"
-            )
+            cells.append(f"{fmt(r.get('whole_cores'), '.1f')} / {fmt(r.get('batch_cores'), '.1f')}")
         print(f"| {fname} | " + " | ".join(cells) + " |")
     print()
     if "subword" in names:

@@ -42,6 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchutil import fmt, other_busy_cores, peak_rss
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPORA = REPO.parent / "shared" / "corpora"
 CACHE = REPO / ".cache"
@@ -162,27 +164,6 @@ def _version(modname: str) -> str:
         return version(modname)
     except Exception:  # noqa: BLE001
         return "?"
-
-
-def _peak_rss() -> dict[str, float]:
-    """Peak and current resident memory of this process, MiB.
-
-    ru_maxrss is not reset by exec on Linux (a child starts with its parent's high-water mark);
-    VmHWM is this process's own peak, so it is what "peak MB" reports.
-    """
-    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    out = {"ru_maxrss_mb": kb / 1024 if sys.platform != "darwin" else kb / MIB}
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    out["peak_mb"] = int(line.split()[1]) / 1024
-                elif line.startswith("VmRSS:"):
-                    out["rss_mb"] = int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    out.setdefault("peak_mb", out["ru_maxrss_mb"])
-    return out
 
 
 def _safe_cut(buf: bytes) -> int:
@@ -317,13 +298,13 @@ def worker_main(args) -> int:
         t0 = time.perf_counter()
         version, train = load_trainer(name, args.threads)
         import_s = time.perf_counter() - t0
-        before = _peak_rss()
+        before = peak_rss()
         u0 = resource.getrusage(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
         result = train(files, vocab)
         wall = time.perf_counter() - t0
         u1 = resource.getrusage(resource.RUSAGE_SELF)
-        peak = _peak_rss()  # before learned_tokens, which may build big Python objects
+        peak = peak_rss()  # before learned_tokens, which may build big Python objects
         cpu = (u1.ru_utime - u0.ru_utime) + (u1.ru_stime - u0.ru_stime)
         toks, n_vocab = learned_tokens(name, result)
     except Exception as exc:  # noqa: BLE001
@@ -353,25 +334,6 @@ def worker_main(args) -> int:
 # --------------------------------------------------------------------------
 # Parent
 # --------------------------------------------------------------------------
-
-
-def other_busy_cores(interval: float = 0.5) -> float | None:
-    """Cores kept busy during `interval` (from /proc/stat) while the benchmark itself idles."""
-
-    def sample() -> tuple[int, int]:
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:]]
-        return sum(v[:8]), v[3] + (v[4] if len(v) > 4 else 0)
-
-    try:
-        t0, i0 = sample()
-        time.sleep(interval)
-        t1, i1 = sample()
-    except (OSError, ValueError, IndexError):
-        return None
-    if t1 == t0:
-        return 0.0
-    return (1 - (i1 - i0) / (t1 - t0)) * (os.cpu_count() or 1)
 
 
 def _exit_status(code: int) -> str:
@@ -416,10 +378,6 @@ def run_worker(name: str, case: dict, args, env: dict[str, str], tokens_out: str
         return json.loads(lines[-1])
     except json.JSONDecodeError:
         return {"ok": False, "error": f"bad worker output {lines[-1][:200]!r}: {tail}"}
-
-
-def _fmt(x, spec: str, suffix: str = "") -> str:
-    return "—" if x is None else format(x, spec) + suffix
 
 
 def _ratio(a, b):
@@ -478,7 +436,7 @@ def parent_main(args) -> int:
                     )
                     print(
                         f"[{time.perf_counter() - t_start:6.0f} s] {case['label']}: {name} "
-                        f"(repeat {rep + 1}/{args.repeat}, others busy {_fmt(busy, '.1f')} cores)",
+                        f"(repeat {rep + 1}/{args.repeat}, others busy {fmt(busy, '.1f')} cores)",
                         file=sys.stderr,
                     )
                     r = run_worker(name, case, args, env, tokens_out)
@@ -638,10 +596,10 @@ def report(args, cases, names, rows, targets, elapsed, load0, load1) -> None:
                 "| {case} | {n} | {w} | {xt} | {pk} | {xm} | {mg:,} / {nv:,} |".format(
                     case=c["label"],
                     n=n,
-                    w=_fmt(row["wall_s"], ".2f"),
-                    xt=_fmt(row.get("x_hf_time"), ".2f", "×"),
-                    pk=_fmt(row["peak_mb"], ".0f"),
-                    xm=_fmt(row.get("x_hf_memory"), ".2f", "×"),
+                    w=fmt(row["wall_s"], ".2f"),
+                    xt=fmt(row.get("x_hf_time"), ".2f", "×"),
+                    pk=fmt(row["peak_mb"], ".0f"),
+                    xm=fmt(row.get("x_hf_memory"), ".2f", "×"),
                     mg=row["merges"],
                     nv=row["n_vocab"],
                 )
@@ -655,7 +613,7 @@ def report(args, cases, names, rows, targets, elapsed, load0, load1) -> None:
     print(
         "peak MB: VmHWM (MiB) of the worker, Python and the imported library included (RSS "
         "after the import: "
-        + ", ".join(f"{n} {_fmt(base_rss.get(n), '.0f')} MB" for n in names)
+        + ", ".join(f"{n} {fmt(base_rss.get(n), '.0f')} MB" for n in names)
         + ")."
     )
     print()
@@ -673,7 +631,7 @@ def report(args, cases, names, rows, targets, elapsed, load0, load1) -> None:
             cells = []
             for n in names:
                 row = rows.get((c["case"], n), {})
-                cell = f"{_fmt(row.get('cpu_s'), '.1f')} ({_fmt(row.get('cores'), '.2f')})"
+                cell = f"{fmt(row.get('cpu_s'), '.1f')} ({fmt(row.get('cores'), '.2f')})"
                 if n != "subword" and row.get("subword_tokens_shared") is not None:
                     cell += f" / {100 * row['subword_tokens_shared']:.1f}%"
                 cells.append(cell)
@@ -697,7 +655,7 @@ def report(args, cases, names, rows, targets, elapsed, load0, load1) -> None:
             print(
                 f"| {c['scale']}× | {c['bytes'] / MB:.0f} | {row['wall_s']:.2f} | "
                 f"{c['bytes'] / MB / row['wall_s']:.1f} | "
-                f"{_fmt(_ratio(row['wall_s'], one), '.2f', '×')} | "
+                f"{fmt(_ratio(row['wall_s'], one), '.2f', '×')} | "
                 f"{row['peak_mb']:.0f} | {row['merges']:,} / {row['n_vocab']:,} |"
             )
         print()
@@ -713,7 +671,7 @@ def report(args, cases, names, rows, targets, elapsed, load0, load1) -> None:
                 "peak memory vs HF": "peak memory vs HF (subword MB ÷ HF MB)",
             }[t["target"]]
             print(
-                f"- case {labels[t['case']]}: {what} = {_fmt(t['value'], '.2f', '×')} "
+                f"- case {labels[t['case']]}: {what} = {fmt(t['value'], '.2f', '×')} "
                 f"(target {t['op'].replace('>=', '≥').replace('<=', '≤')} {t['goal']:.1f}×): {flag}"
             )
         print()
