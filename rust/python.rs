@@ -1,6 +1,6 @@
 //! PyO3 bindings: type conversion, GIL release and error mapping only; no tokenizer logic here.
 
-use crate::encode::{in_pool, Encoder};
+use crate::encode::{in_pool, par_map, Encoder};
 use crate::error::Error;
 use crate::formats::{byte_unicode, gpt2, hf_json, tiktoken};
 use crate::pretokenize::Pattern;
@@ -281,12 +281,8 @@ impl PyCore {
         let t = borrow_all(&owners)?;
         let all = py
             .allow_threads(|| {
-                in_pool(num_threads, || {
-                    use rayon::prelude::*;
-                    t.par_iter()
-                        .with_min_len(crate::encode::MIN_BATCH_SPLIT)
-                        .map(|s| self.inner.encode_detailed(s, prefix_space))
-                        .collect::<Result<Vec<_>, _>>()
+                par_map(&t, num_threads, |s| {
+                    self.inner.encode_detailed(s, prefix_space)
                 })
             })
             .map_err(to_py)?;

@@ -180,12 +180,8 @@ impl Encoder {
         disallowed: &Selection,
         num_threads: usize,
     ) -> Result<Vec<Vec<Rank>>> {
-        in_pool(num_threads, || {
-            texts
-                .par_iter()
-                .with_min_len(MIN_BATCH_SPLIT)
-                .map(|t| self.encode(t, allowed, disallowed).map(|e| e.ids))
-                .collect()
+        par_map(texts, num_threads, |t| {
+            self.encode(t, allowed, disallowed).map(|e| e.ids)
         })
     }
 
@@ -194,13 +190,7 @@ impl Encoder {
         texts: &[&str],
         num_threads: usize,
     ) -> Result<Vec<Vec<Rank>>> {
-        in_pool(num_threads, || {
-            texts
-                .par_iter()
-                .with_min_len(MIN_BATCH_SPLIT)
-                .map(|t| self.encode_ordinary(t))
-                .collect()
-        })
+        par_map(texts, num_threads, |t| self.encode_ordinary(t))
     }
 
     pub fn count_batch(
@@ -210,12 +200,8 @@ impl Encoder {
         disallowed: &Selection,
         num_threads: usize,
     ) -> Result<Vec<usize>> {
-        in_pool(num_threads, || {
-            texts
-                .par_iter()
-                .with_min_len(MIN_BATCH_SPLIT)
-                .map(|t| self.encode(t, allowed, disallowed).map(|e| e.ids.len()))
-                .collect()
+        par_map(texts, num_threads, |t| {
+            self.encode(t, allowed, disallowed).map(|e| e.ids.len())
         })
     }
 
@@ -247,13 +233,7 @@ impl Encoder {
         batch: &[Vec<Rank>],
         num_threads: usize,
     ) -> Result<Vec<Vec<u8>>> {
-        in_pool(num_threads, || {
-            batch
-                .par_iter()
-                .with_min_len(MIN_BATCH_SPLIT)
-                .map(|ids| self.decode_bytes(ids))
-                .collect()
-        })
+        par_map(batch, num_threads, |ids| self.decode_bytes(ids))
     }
 
     /// Decoded bytes and, per token, the char offset where it starts in the decoded text (a token that
@@ -301,6 +281,21 @@ fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
     SCRATCH.with(|s| match s.try_borrow_mut() {
         Ok(mut s) => f(&mut s),
         Err(_) => f(&mut Scratch::default()),
+    })
+}
+
+/// `f` over `items` on `num_threads` threads, results in order; the first error wins.
+pub(crate) fn par_map<I: Sync, T: Send>(
+    items: &[I],
+    num_threads: usize,
+    f: impl Fn(&I) -> Result<T> + Sync + Send,
+) -> Result<Vec<T>> {
+    in_pool(num_threads, || {
+        items
+            .par_iter()
+            .with_min_len(MIN_BATCH_SPLIT)
+            .map(f)
+            .collect()
     })
 }
 
