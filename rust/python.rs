@@ -81,6 +81,17 @@ fn selection(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Selection> {
 }
 
 /// The str objects of a sequence, kept alive so that their UTF-8 can be borrowed without copying.
+/// tiktoken's `allowed_special` and `disallowed_special` arguments.
+fn selections(
+    allowed: &Bound<'_, PyAny>,
+    disallowed: &Bound<'_, PyAny>,
+) -> PyResult<(Selection, Selection)> {
+    Ok((
+        selection(allowed, "allowed_special")?,
+        selection(disallowed, "disallowed_special")?,
+    ))
+}
+
 fn texts<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyString>>> {
     if obj.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
@@ -150,6 +161,19 @@ fn wrap(encoder: Encoder, merges: Option<Vec<(Vec<u8>, Vec<u8>)>>) -> PyResult<P
 type DetailedPy<'py> = (Bound<'py, PyList>, Vec<String>, Vec<(usize, usize)>);
 
 impl PyCore {
+    /// `encode` with tiktoken's special-token arguments, the GIL released.
+    fn encode_ids(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<Rank>> {
+        let (a, d) = selections(allowed_special, disallowed_special)?;
+        py.allow_threads(|| self.inner.encode(text, &a, &d).map(|e| e.ids))
+            .map_err(to_py)
+    }
+
     fn token_text(&self, id: Rank) -> String {
         let v = self.inner.vocab();
         match v.token_bytes(id) {
@@ -335,11 +359,7 @@ impl PyCore {
         allowed_special: &Bound<'py, PyAny>,
         disallowed_special: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let a = selection(allowed_special, "allowed_special")?;
-        let d = selection(disallowed_special, "disallowed_special")?;
-        let ids = py
-            .allow_threads(|| self.inner.encode(text, &a, &d).map(|e| e.ids))
-            .map_err(to_py)?;
+        let ids = self.encode_ids(py, text, allowed_special, disallowed_special)?;
         self.id_list(py, &ids)
     }
 
@@ -351,11 +371,7 @@ impl PyCore {
         allowed_special: &Bound<'py, PyAny>,
         disallowed_special: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let a = selection(allowed_special, "allowed_special")?;
-        let d = selection(disallowed_special, "disallowed_special")?;
-        let ids = py
-            .allow_threads(|| self.inner.encode(text, &a, &d).map(|e| e.ids))
-            .map_err(to_py)?;
+        let ids = self.encode_ids(py, text, allowed_special, disallowed_special)?;
         let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_ne_bytes()).collect();
         Ok(PyBytes::new(py, &bytes))
     }
@@ -367,10 +383,9 @@ impl PyCore {
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
-        let a = selection(allowed_special, "allowed_special")?;
-        let d = selection(disallowed_special, "disallowed_special")?;
-        py.allow_threads(|| self.inner.encode(text, &a, &d).map(|e| e.ids.len()))
-            .map_err(to_py)
+        Ok(self
+            .encode_ids(py, text, allowed_special, disallowed_special)?
+            .len())
     }
 
     fn encode_with_unstable(
@@ -380,8 +395,7 @@ impl PyCore {
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
     ) -> PyResult<(Vec<Rank>, Vec<Vec<Rank>>)> {
-        let a = selection(allowed_special, "allowed_special")?;
-        let d = selection(disallowed_special, "disallowed_special")?;
+        let (a, d) = selections(allowed_special, disallowed_special)?;
         let (ids, completions) = py
             .allow_threads(|| self.inner.encode_with_unstable(text, &a, &d))
             .map_err(to_py)?;
@@ -412,8 +426,7 @@ impl PyCore {
     ) -> PyResult<Bound<'py, PyList>> {
         let owners = texts(texts_)?;
         let t = borrow_all(&owners)?;
-        let a = selection(allowed_special, "allowed_special")?;
-        let d = selection(disallowed_special, "disallowed_special")?;
+        let (a, d) = selections(allowed_special, disallowed_special)?;
         let batch = py
             .allow_threads(|| self.inner.encode_batch(&t, &a, &d, num_threads))
             .map_err(to_py)?;
@@ -430,8 +443,7 @@ impl PyCore {
     ) -> PyResult<Vec<usize>> {
         let owners = texts(texts_)?;
         let t = borrow_all(&owners)?;
-        let a = selection(allowed_special, "allowed_special")?;
-        let d = selection(disallowed_special, "disallowed_special")?;
+        let (a, d) = selections(allowed_special, disallowed_special)?;
         py.allow_threads(|| self.inner.count_batch(&t, &a, &d, num_threads))
             .map_err(to_py)
     }

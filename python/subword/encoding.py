@@ -37,6 +37,13 @@ def _refuse_prefix_space(prefix_space: bool) -> None:
         )
 
 
+def _retry_batch_without_surrogates(call, texts, *args):
+    try:
+        return call(texts, *args)
+    except UnicodeEncodeError:
+        return call([_without_lone_surrogates(t) for t in texts], *args)
+
+
 class Encoding:
     """A byte-level BPE encoding with tiktoken's constructor, methods and ids.
 
@@ -252,11 +259,7 @@ class Encoding:
         self, text: Sequence[str], *, num_threads: int = 8
     ) -> list[list[int]]:
         """Encode many texts in parallel (in Rust, without the GIL)."""
-        try:
-            return self._core.encode_ordinary_batch(text, num_threads)
-        except UnicodeEncodeError:
-            fixed = [_without_lone_surrogates(t) for t in text]
-            return self._core.encode_ordinary_batch(fixed, num_threads)
+        return _retry_batch_without_surrogates(self._core.encode_ordinary_batch, text, num_threads)
 
     def encode_batch(
         self,
@@ -267,11 +270,9 @@ class Encoding:
         disallowed_special: Literal["all"] | Collection[str] = "all",
     ) -> list[list[int]]:
         """``encode`` for many texts in parallel."""
-        try:
-            return self._core.encode_batch(text, allowed_special, disallowed_special, num_threads)
-        except UnicodeEncodeError:
-            fixed = [_without_lone_surrogates(t) for t in text]
-            return self._core.encode_batch(fixed, allowed_special, disallowed_special, num_threads)
+        return _retry_batch_without_surrogates(
+            self._core.encode_batch, text, allowed_special, disallowed_special, num_threads
+        )
 
     def encode_with_unstable(
         self,
@@ -314,11 +315,9 @@ class Encoding:
         disallowed_special: Literal["all"] | Collection[str] = "all",
     ) -> list[int]:
         """``count`` for many texts in parallel."""
-        try:
-            return self._core.count_batch(text, allowed_special, disallowed_special, num_threads)
-        except UnicodeEncodeError:
-            fixed = [_without_lone_surrogates(t) for t in text]
-            return self._core.count_batch(fixed, allowed_special, disallowed_special, num_threads)
+        return _retry_batch_without_surrogates(
+            self._core.count_batch, text, allowed_special, disallowed_special, num_threads
+        )
 
     def tokens(
         self,

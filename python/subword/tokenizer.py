@@ -12,7 +12,7 @@ import os
 from typing import Iterable, Sequence
 
 from . import _core, decoders, pre_tokenizers
-from .encoding import Encoding, _without_lone_surrogates
+from .encoding import Encoding, _retry_batch_without_surrogates, _retry_without_surrogates
 from .models import BPE
 
 __all__ = ["Tokenizer", "Encoded"]
@@ -44,16 +44,6 @@ class Encoded:
         for name in self.__slots__:
             getattr(self, name).extend(getattr(other, name))
         return self
-
-
-def _texts(inputs) -> list[str]:
-    if isinstance(inputs, str):
-        raise TypeError("encode_batch expects a list of str, got a single str")
-    return [t if isinstance(t, str) else _bad_input(t) for t in inputs]
-
-
-def _bad_input(t):
-    raise TypeError(f"expected str, got {type(t).__name__}")
 
 
 class Tokenizer:
@@ -169,19 +159,14 @@ class Tokenizer:
     ) -> None:
         """Train on an iterable of str (or of lists of str); each str is one document."""
 
-        def feed(t, show):
-            batch: list[str] = []
+        from .training import _feed_documents
+
+        def documents():
             for item in iterator:
-                items = [item] if isinstance(item, str) else list(item)
-                for doc in items:
-                    if not isinstance(doc, str):
-                        raise TypeError(f"documents must be str, got {type(doc).__name__}")
-                batch.extend(items)
-                if len(batch) >= 1000:
-                    t.feed([_without_lone_surrogates(d) for d in batch])
-                    batch = []
-            if batch:
-                t.feed([_without_lone_surrogates(d) for d in batch])
+                yield from [item] if isinstance(item, str) else item
+
+        def feed(t, show):
+            _feed_documents(t, documents())
 
         self._train(feed, trainer)
 
@@ -205,11 +190,7 @@ class Tokenizer:
         return out
 
     def _detailed(self, text: str):
-        core = self._ready()
-        try:
-            return core.encode_detailed(text, self._prefix_space())
-        except UnicodeEncodeError:
-            return core.encode_detailed(_without_lone_surrogates(text), self._prefix_space())
+        return _retry_without_surrogates(self._ready().encode_detailed, text, self._prefix_space())
 
     def encode_batch(
         self, inputs: Sequence[str], is_pretokenized: bool = False, add_special_tokens: bool = True
@@ -217,13 +198,9 @@ class Tokenizer:
         """Encode many texts in parallel (in Rust, without the GIL)."""
         if is_pretokenized:
             raise ValueError("is_pretokenized=True is not supported; pass the texts themselves")
-        texts = _texts(inputs)
-        core = self._ready()
-        try:
-            results = core.encode_detailed_batch(texts, self._prefix_space(), 0)
-        except UnicodeEncodeError:
-            fixed = [_without_lone_surrogates(t) for t in texts]
-            results = core.encode_detailed_batch(fixed, self._prefix_space(), 0)
+        results = _retry_batch_without_surrogates(
+            self._ready().encode_detailed_batch, inputs, self._prefix_space(), 0
+        )
         return [Encoded(*r) for r in results]
 
     # ----- decoding -----

@@ -14,7 +14,7 @@ import warnings
 from typing import Iterable, Mapping, Sequence
 
 from . import _core
-from .encoding import Encoding, _without_lone_surrogates
+from .encoding import Encoding, _retry_batch_without_surrogates
 
 __all__ = ["train", "train_from_iterator", "train_from_counts"]
 
@@ -35,11 +35,22 @@ def _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress) 
 
 
 def _feed(trainer, batch: list[str]) -> None:
-    try:
-        trainer.feed(batch)
-    except UnicodeEncodeError:
-        # Lone surrogates: handled as ``Encoding.encode`` does (pairs joined, the rest U+FFFD).
-        trainer.feed([_without_lone_surrogates(t) for t in batch])
+    # Lone surrogates: handled as ``Encoding.encode`` does (pairs joined, the rest U+FFFD).
+    _retry_batch_without_surrogates(trainer.feed, batch)
+
+
+def _feed_documents(trainer, documents: Iterable[str], batch_size: int = 1000) -> None:
+    """Feed documents in batches; each str is one document, held only in its batch."""
+    batch: list[str] = []
+    for doc in documents:
+        if not isinstance(doc, str):
+            raise TypeError(f"documents must be str, got {type(doc).__name__}")
+        batch.append(doc)
+        if len(batch) >= batch_size:
+            _feed(trainer, batch)
+            batch = []
+    if batch:
+        _feed(trainer, batch)
 
 
 def _trainer(pattern, special_tokens, num_threads):
@@ -87,16 +98,7 @@ def train_from_iterator(
 ) -> Encoding:
     """Train on an iterable of documents (each str is one document, held only in its batch)."""
     trainer = _trainer(pattern, special_tokens, num_threads)
-    batch: list[str] = []
-    for doc in iterator:
-        if not isinstance(doc, str):
-            raise TypeError(f"documents must be str, got {type(doc).__name__}")
-        batch.append(doc)
-        if len(batch) >= batch_size:
-            _feed(trainer, batch)
-            batch = []
-    if batch:
-        _feed(trainer, batch)
+    _feed_documents(trainer, iterator, batch_size)
     return _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress)
 
 
