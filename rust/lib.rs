@@ -4,8 +4,10 @@
 //! each piece to ids (whole-piece lookup, word cache, rank merging) ; `vocab` is the single source
 //! of truth for ids and bytes; `formats` reads and writes vocabulary files; `python` is the binding.
 
+pub mod bert;
 pub mod encode;
 pub mod error;
+pub mod postprocess;
 pub mod pretokenize;
 pub mod specials;
 pub mod vocab;
@@ -15,6 +17,8 @@ pub use error::{Error, Result};
 pub use vocab::{Rank, Vocab};
 pub mod formats;
 
+pub mod classic;
 #[cfg(feature = "python")]
 mod python;
 pub mod train;
+pub mod wordpiece;

@@ -2,11 +2,13 @@
 
 use crate::encode::{in_pool, par_map, Encoder};
 use crate::error::Error;
-use crate::formats::{byte_unicode, gpt2, hf_json, tiktoken};
+use crate::formats::{byte_unicode, gpt2, hf_json, hf_wordpiece, tiktoken};
+use crate::postprocess::{Encoding, NO_WORD};
 use crate::pretokenize::Pattern;
 use crate::specials::Selection;
-use crate::train::{self, PreTokenCounter, TieBreak, TrainOptions};
+use crate::train::{self, PreTokenCounter, Splitter, TieBreak, TrainOptions};
 use crate::vocab::{Rank, Vocab};
+use crate::wordpiece::pipeline::WordPieceTokenizer;
 use pyo3::exceptions::{
     PyFileNotFoundError, PyIsADirectoryError, PyKeyError, PyOSError, PyPermissionError,
     PyTypeError, PyValueError,
@@ -573,7 +575,27 @@ struct PyTrainer {
     num_threads: usize,
 }
 
+/// Token strings in id order, and merges as string pairs.
+type Learned = (Vec<String>, Vec<(String, String)>);
+
+fn tie_break_of(name: &str) -> PyResult<TieBreak> {
+    match name {
+        "lexicographic" => Ok(TieBreak::Lexicographic),
+        "first" => Ok(TieBreak::First),
+        other => Err(PyValueError::new_err(format!(
+            "tie_break must be \"lexicographic\" or \"first\", not {other:?}"
+        ))),
+    }
+}
+
 impl PyTrainer {
+    fn take_counts(&mut self) -> PyResult<train::Counts> {
+        let counter = self.counter.take().ok_or_else(|| {
+            PyValueError::new_err("this trainer has already finished; make a new one")
+        })?;
+        Ok(counter.into_counts())
+    }
+
     fn counter(&mut self) -> PyResult<&mut PreTokenCounter> {
         self.counter.as_mut().ok_or_else(|| {
             PyValueError::new_err("this trainer has already finished; make a new one")
@@ -603,6 +625,38 @@ impl PyTrainer {
                     .with_prefix_space(prefix_space),
             ),
             specials: special_tokens,
+            num_threads,
+        })
+    }
+
+    /// A trainer that counts BERT words (normalizer given as tokenizer.json text, or "null").
+    #[staticmethod]
+    #[pyo3(signature = (normalizer_json, special_tokens, num_threads=0))]
+    fn for_wordpiece(
+        normalizer_json: &str,
+        special_tokens: Vec<String>,
+        num_threads: usize,
+    ) -> PyResult<Self> {
+        let normalizer = hf_wordpiece::parse_normalizer(normalizer_json).map_err(to_py)?;
+        Ok(PyTrainer {
+            counter: Some(
+                PreTokenCounter::with_splitter(Splitter::Bert(normalizer), &special_tokens)
+                    .map_err(to_py)?,
+            ),
+            specials: special_tokens,
+            num_threads,
+        })
+    }
+
+    /// A trainer that counts whitespace-separated words (classic `</w>` BPE).
+    #[staticmethod]
+    #[pyo3(signature = (num_threads=0))]
+    fn for_classic(num_threads: usize) -> PyResult<Self> {
+        Ok(PyTrainer {
+            counter: Some(
+                PreTokenCounter::with_splitter(Splitter::Whitespace, &[]).map_err(to_py)?,
+            ),
+            specials: Vec::new(),
             num_threads,
         })
     }
@@ -652,6 +706,65 @@ impl PyTrainer {
         Ok(self.counter()?.n_distinct())
     }
 
+    /// WordPiece vocabulary (tokens in id order) and merges.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (vocab_size, min_frequency, limit_alphabet, prefix, tie_break, show_progress))]
+    fn finish_wordpiece(
+        &mut self,
+        py: Python<'_>,
+        vocab_size: usize,
+        min_frequency: u64,
+        limit_alphabet: Option<usize>,
+        prefix: String,
+        tie_break: &str,
+        show_progress: bool,
+    ) -> PyResult<Learned> {
+        let opts = train::wordpiece::WordPieceOptions {
+            vocab_size,
+            specials: self.specials.clone(),
+            min_frequency,
+            limit_alphabet,
+            prefix,
+            tie_break: tie_break_of(tie_break)?,
+            show_progress,
+        };
+        let counts = self.take_counts()?;
+        let learned = py
+            .allow_threads(|| train::wordpiece::train(counts, &opts))
+            .map_err(to_py)?;
+        Ok((learned.tokens, learned.merges))
+    }
+
+    /// Classic BPE vocabulary (tokens in id order) and merges.
+    #[pyo3(signature = (vocab_size, unk_token, suffix, merge_end_of_word, min_frequency, tie_break, show_progress))]
+    #[allow(clippy::too_many_arguments)]
+    fn finish_classic(
+        &mut self,
+        py: Python<'_>,
+        vocab_size: usize,
+        unk_token: Option<String>,
+        suffix: String,
+        merge_end_of_word: bool,
+        min_frequency: u64,
+        tie_break: &str,
+        show_progress: bool,
+    ) -> PyResult<Learned> {
+        let opts = train::classic::ClassicOptions {
+            vocab_size,
+            unk_token,
+            suffix,
+            merge_end_of_word,
+            min_frequency,
+            tie_break: tie_break_of(tie_break)?,
+            show_progress,
+        };
+        let counts = self.take_counts()?;
+        let learned = py
+            .allow_threads(|| train::classic::train(counts, &opts))
+            .map_err(to_py)?;
+        Ok((learned.tokens, learned.merges))
+    }
+
     #[pyo3(signature = (vocab_size, min_frequency, tie_break, show_progress))]
     fn finish(
         &mut self,
@@ -661,15 +774,7 @@ impl PyTrainer {
         tie_break: &str,
         show_progress: bool,
     ) -> PyResult<PyCore> {
-        let tie_break = match tie_break {
-            "lexicographic" => TieBreak::Lexicographic,
-            "first" => TieBreak::First,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "tie_break must be \"lexicographic\" or \"first\", not {other:?}"
-                )))
-            }
-        };
+        let tie_break = tie_break_of(tie_break)?;
         let opts = TrainOptions {
             vocab_size,
             specials: self.specials.clone(),
@@ -687,7 +792,7 @@ impl PyTrainer {
         let counter = self.counter.take().ok_or_else(|| {
             PyValueError::new_err("this trainer has already finished; make a new one")
         })?;
-        let (counts, pattern) = counter.into_parts();
+        let (counts, pattern) = counter.into_parts().map_err(to_py)?;
         let trained = py
             .allow_threads(|| train::finish(counts, pattern, &opts))
             .map_err(to_py)?;
@@ -695,12 +800,357 @@ impl PyTrainer {
     }
 }
 
+/// Classic `</w>` BPE behind `subword.ClassicBPE`.
+#[pyclass(module = "subword._core", name = "ClassicCore", frozen)]
+struct PyClassic {
+    inner: crate::classic::ClassicBpe,
+}
+
+#[pymethods]
+impl PyClassic {
+    #[new]
+    #[pyo3(signature = (tokens, merges, suffix, unk_token))]
+    fn new(
+        tokens: Vec<String>,
+        merges: Vec<(String, String)>,
+        suffix: &str,
+        unk_token: Option<&str>,
+    ) -> PyResult<Self> {
+        Ok(PyClassic {
+            inner: crate::classic::ClassicBpe::new(tokens, merges, suffix, unk_token)
+                .map_err(to_py)?,
+        })
+    }
+
+    fn encode(&self, py: Python<'_>, text: &str) -> PyResult<Vec<u32>> {
+        py.allow_threads(|| self.inner.encode(text)).map_err(to_py)
+    }
+
+    fn decode(&self, ids: Vec<u32>) -> PyResult<String> {
+        self.inner.decode(&ids).map_err(to_py)
+    }
+
+    fn tokens(&self) -> Vec<String> {
+        self.inner.tokens().to_vec()
+    }
+
+    fn merges(&self) -> Vec<(String, String)> {
+        self.inner.merges().to_vec()
+    }
+
+    fn suffix(&self) -> String {
+        self.inner.suffix().to_string()
+    }
+
+    fn unk_token(&self) -> Option<String> {
+        self.inner.unk_token().map(str::to_string)
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCore>()?;
     m.add_class::<PyTrainer>()?;
+    m.add_class::<PyWordPiece>()?;
+    m.add_class::<PyEncoded>()?;
+    m.add_class::<PyClassic>()?;
     m.add("GPT2_PATTERN", crate::pretokenize::GPT2_PATTERN)?;
     m.add("CL100K_PATTERN", crate::pretokenize::CL100K_PATTERN)?;
     m.add("O200K_PATTERN", crate::pretokenize::O200K_PATTERN)?;
     Ok(())
+}
+
+// ----- WordPiece (BERT family) -----
+
+/// One encode result (HF calls it `Encoding`): columns built into Python lists on access.
+#[pyclass(module = "subword._core", name = "Encoded", frozen)]
+struct PyEncoded {
+    enc: Encoding,
+    owner: Arc<WordPieceShared>,
+}
+
+/// What results need from their tokenizer: token strings and ready-made Python ints.
+struct WordPieceShared {
+    tok: WordPieceTokenizer,
+    ints: Vec<Py<PyAny>>,
+}
+
+impl WordPieceShared {
+    fn new(tok: WordPieceTokenizer) -> Arc<Self> {
+        let n = tok.vocab_size().max(
+            tok.added()
+                .iter()
+                .map(|a| a.id as usize + 1)
+                .max()
+                .unwrap_or(0),
+        );
+        let ints = Python::with_gil(|py| {
+            (0..n as u32)
+                .map(|id| match id.into_pyobject(py) {
+                    Ok(i) => i.into_any().unbind(),
+                    Err(never) => match never {},
+                })
+                .collect()
+        });
+        Arc::new(WordPieceShared { tok, ints })
+    }
+
+    fn ids<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(
+            py,
+            ids.iter().map(|&id| match self.ints.get(id as usize) {
+                Some(i) => i.bind(py).clone(),
+                None => match id.into_pyobject(py) {
+                    Ok(i) => i.into_any(),
+                    Err(never) => match never {},
+                },
+            }),
+        )
+    }
+}
+
+fn small_ints<'py>(
+    py: Python<'py>,
+    v: impl ExactSizeIterator<Item = u32>,
+) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, v)
+}
+
+#[pymethods]
+impl PyEncoded {
+    #[getter]
+    fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.owner.ids(py, &self.enc.ids)
+    }
+
+    #[getter]
+    fn type_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        small_ints(py, self.enc.type_ids.iter().copied())
+    }
+
+    #[getter]
+    fn attention_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        small_ints(py, self.enc.attention.iter().map(|&x| x as u32))
+    }
+
+    #[getter]
+    fn special_tokens_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        small_ints(py, self.enc.special.iter().map(|&x| x as u32))
+    }
+
+    #[getter]
+    fn offsets(&self) -> Vec<(u32, u32)> {
+        self.enc.offsets.clone()
+    }
+
+    #[getter]
+    fn tokens(&self) -> Vec<String> {
+        let pad = self.owner.tok.padding.as_ref();
+        self.enc
+            .ids
+            .iter()
+            .zip(&self.enc.attention)
+            .map(|(&id, &att)| match (att, pad) {
+                (0, Some(p)) => p.pad_token.clone(),
+                _ => self.owner.tok.token(id).unwrap_or_default().to_string(),
+            })
+            .collect()
+    }
+
+    /// Index of the word (pre-token) of each token; None for tokens the template or padding added.
+    #[getter]
+    fn word_ids(&self) -> Vec<Option<u32>> {
+        self.enc
+            .words
+            .iter()
+            .map(|&w| (w != NO_WORD).then_some(w))
+            .collect()
+    }
+
+    /// 0 or 1: which input each token comes from; None for added tokens.
+    #[getter]
+    fn sequence_ids(&self) -> Vec<Option<u32>> {
+        self.enc
+            .sequence
+            .iter()
+            .map(|&w| (w != NO_WORD).then_some(w))
+            .collect()
+    }
+
+    fn __len__(&self) -> usize {
+        self.enc.ids.len()
+    }
+
+    fn __repr__(&self) -> String {
+        let head: Vec<String> = self.enc.ids.iter().take(8).map(|i| i.to_string()).collect();
+        format!(
+            "Encoded(num_tokens={}, ids=[{}{}])",
+            self.enc.ids.len(),
+            head.join(", "),
+            if self.enc.ids.len() > 8 { ", …" } else { "" }
+        )
+    }
+}
+
+/// The Rust WordPiece tokenizer behind `subword.Tokenizer` with a WordPiece model.
+#[pyclass(module = "subword._core", name = "WordPieceCore", frozen)]
+struct PyWordPiece {
+    shared: Arc<WordPieceShared>,
+}
+
+/// A text and its optional pair, as Python strings.
+type Item<'py> = (Bound<'py, PyString>, Option<Bound<'py, PyString>>);
+
+/// A batch item: a str or a (str, str) pair.
+fn batch_items<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
+    if obj.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(
+            "encode_batch expects a list of inputs, got a single string (wrap it in a list)",
+        ));
+    }
+    obj.try_iter()?
+        .map(|item| {
+            let item = item?;
+            if let Ok(s) = item.downcast::<PyString>() {
+                return Ok((s.clone(), None));
+            }
+            let pair: Result<(Bound<'py, PyString>, Bound<'py, PyString>), _> = item.extract();
+            match pair {
+                Ok((a, b)) => Ok((a, Some(b))),
+                Err(_) => Err(PyTypeError::new_err(format!(
+                    "each input must be a str or a (str, str) pair, found {}",
+                    item.get_type().name()?
+                ))),
+            }
+        })
+        .collect()
+}
+
+impl PyWordPiece {
+    fn wrap(&self, enc: Encoding) -> PyEncoded {
+        PyEncoded {
+            enc,
+            owner: self.shared.clone(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyWordPiece {
+    #[staticmethod]
+    fn from_hf_json(py: Python<'_>, text: &str, origin: &str) -> PyResult<Self> {
+        let tok = py
+            .allow_threads(|| hf_wordpiece::parse(text, origin))
+            .map_err(to_py)?;
+        Ok(PyWordPiece {
+            shared: WordPieceShared::new(tok),
+        })
+    }
+
+    /// Tokens of a `vocab.txt`, in id order.
+    #[staticmethod]
+    fn read_vocab_txt(path: PathBuf) -> PyResult<Vec<String>> {
+        let bytes = crate::formats::read(&path).map_err(to_py)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            PyValueError::new_err(format!(
+                "{}: invalid UTF-8 at byte offset {}",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        hf_wordpiece::parse_vocab_txt(&text, &path.display().to_string()).map_err(to_py)
+    }
+
+    /// Write tokens one per line, atomically.
+    #[staticmethod]
+    fn write_vocab_txt(path: PathBuf, tokens: Vec<String>) -> PyResult<()> {
+        let mut text = tokens.join("\n");
+        text.push('\n');
+        crate::formats::write_atomic(&path, text.as_bytes()).map_err(to_py)
+    }
+
+    fn to_hf_json(&self) -> String {
+        hf_wordpiece::render(&self.shared.tok)
+    }
+
+    #[pyo3(signature = (text, pair=None, add_special_tokens=true))]
+    fn encode(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+    ) -> PyResult<PyEncoded> {
+        let enc = py
+            .allow_threads(|| self.shared.tok.encode(text, pair, add_special_tokens))
+            .map_err(to_py)?;
+        Ok(self.wrap(enc))
+    }
+
+    #[pyo3(signature = (inputs, add_special_tokens=true))]
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        inputs: &Bound<'_, PyAny>,
+        add_special_tokens: bool,
+    ) -> PyResult<Vec<PyEncoded>> {
+        let owners = batch_items(inputs)?;
+        let items = owners
+            .iter()
+            .map(|(a, b)| Ok((a.to_str()?, b.as_ref().map(|b| b.to_str()).transpose()?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let all = py
+            .allow_threads(|| self.shared.tok.encode_batch(&items, add_special_tokens))
+            .map_err(to_py)?;
+        Ok(all.into_iter().map(|e| self.wrap(e)).collect())
+    }
+
+    #[pyo3(signature = (ids, skip_special_tokens=true))]
+    fn decode(&self, ids: Vec<u32>, skip_special_tokens: bool) -> PyResult<String> {
+        self.shared
+            .tok
+            .decode(&ids, skip_special_tokens)
+            .map_err(to_py)
+    }
+
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        self.shared.tok.token(id).map(str::to_string)
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.shared.tok.token_to_id(token)
+    }
+
+    fn get_vocab(&self, with_added_tokens: bool) -> HashMap<String, u32> {
+        let tok = &self.shared.tok;
+        let mut v: HashMap<String, u32> = tok
+            .model
+            .tokens()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i as u32))
+            .collect();
+        if with_added_tokens {
+            for a in tok.added() {
+                v.insert(a.content.clone(), a.id);
+            }
+        }
+        v
+    }
+
+    fn model_tokens(&self) -> Vec<String> {
+        self.shared.tok.model.tokens().to_vec()
+    }
+
+    fn is_special(&self, id: u32) -> bool {
+        self.shared.tok.is_special(id)
+    }
+
+    fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
+        self.shared
+            .tok
+            .template
+            .as_ref()
+            .map_or(0, |t| t.added(is_pair))
+    }
 }

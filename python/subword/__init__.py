@@ -1,4 +1,4 @@
-"""subword: exact, fast byte-level BPE tokenizers with a Rust core.
+"""subword: exact, fast subword tokenizers (byte-level BPE, WordPiece) with a Rust core.
 
 The tiktoken dialect::
 
@@ -7,19 +7,23 @@ The tiktoken dialect::
     ids = enc.encode("hello world")
 """
 
-from . import decoders, models, pre_tokenizers, trainers
+from . import decoders, models, normalizers, pre_tokenizers, processors, trainers
+from .classic import ClassicBPE
 from .encoding import Encoding
 from .registry import RanksNotFoundError, get_encoding, list_encoding_names
 from .tokenizer import Encoded, Tokenizer
 from .training import train, train_from_counts, train_from_iterator
 
 __all__ = [
+    "ClassicBPE",
     "Encoded",
     "Encoding",
     "Tokenizer",
     "decoders",
     "models",
+    "normalizers",
     "pre_tokenizers",
+    "processors",
     "trainers",
     "RanksNotFoundError",
     "get_encoding",

@@ -1,10 +1,10 @@
-"""``subword.pre_tokenizers``: HF ``tokenizers.pre_tokenizers`` names for byte-level BPE."""
+"""``subword.pre_tokenizers``: HF ``tokenizers.pre_tokenizers`` names."""
 
 from __future__ import annotations
 
 from . import _core
 
-__all__ = ["ByteLevel", "Split", "Sequence"]
+__all__ = ["BertPreTokenizer", "ByteLevel", "Split", "Sequence"]
 
 
 def _byte_alphabet() -> list[str]:
@@ -94,3 +94,10 @@ class Sequence:
                 self.pretokenizers[1]._json(),
             ],
         }
+
+
+class BertPreTokenizer:
+    """Words split on whitespace; each punctuation character is a word of its own."""
+
+    def _json(self) -> dict:
+        return {"type": "BertPreTokenizer"}

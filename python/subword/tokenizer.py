@@ -57,9 +57,18 @@ class Tokenizer:
     tok.save("tokenizer.json")
     """
 
+    def __new__(cls, model=None, *args, **kwargs):
+        from .models import WordPiece
+
+        if cls is Tokenizer and isinstance(model, WordPiece):
+            from .wordpiece import WordPieceTokenizer
+
+            return super().__new__(WordPieceTokenizer)
+        return super().__new__(cls)
+
     def __init__(self, model: BPE):
         if not isinstance(model, BPE):
-            raise TypeError("Tokenizer(model): model must be subword.models.BPE")
+            raise TypeError("Tokenizer(model): model must be subword.models.BPE or WordPiece")
         self.model = model
         self._pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         self.decoder = decoders.ByteLevel()
@@ -287,7 +296,16 @@ class Tokenizer:
 
     @classmethod
     def from_str(cls, json_str: str) -> Tokenizer:
-        doc = json.loads(json_str)
+        try:
+            doc = json.loads(json_str)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"tokenizer.json is not valid JSON: {e}") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("model"), dict):
+            raise ValueError('tokenizer.json: expected an object with a "model" object')
+        if doc["model"].get("type") == "WordPiece":
+            from .wordpiece import WordPieceTokenizer
+
+            return WordPieceTokenizer._from_doc(doc)
         tok = cls(BPE())
         tok._load_doc(doc)
         return tok

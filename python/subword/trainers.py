@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["BpeTrainer"]
+__all__ = ["BpeTrainer", "WordPieceTrainer"]
 
 
 class BpeTrainer:
@@ -40,3 +40,53 @@ class BpeTrainer:
         self.show_progress = show_progress
         self.special_tokens = [getattr(t, "content", t) for t in special_tokens or []]
         self.initial_alphabet = initial_alphabet or []
+
+
+BERT_SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+class WordPieceTrainer:
+    """Settings for training WordPiece, as ``tokenizers.trainers.WordPieceTrainer``, with the
+    real WordPiece score: pairs are ranked by count(ab) / (count(a) * count(b)), not by count
+    (HF's trainer is BPE under the hood).
+
+    Ties on score go to the more frequent pair, then by ``tie_break``: ``"lexicographic"``
+    (the greatest pair of token strings) or ``"first"`` (the pair seen first in the corpus).
+    ``limit_alphabet`` keeps the most frequent characters; a dropped character splits its word.
+    Every kept character is in the vocabulary both as ``c`` and as ``##c``, so any word spelled
+    in the alphabet can be encoded. After training, ``merges`` lists the learned pairs in order.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        show_progress: bool = True,
+        special_tokens: list | None = None,
+        limit_alphabet: int | None = None,
+        initial_alphabet: list[str] | None = None,
+        continuing_subword_prefix: str = "##",
+        end_of_word_suffix: str | None = None,
+        tie_break: str = "lexicographic",
+    ):
+        if initial_alphabet:
+            raise ValueError("initial_alphabet is not supported by WordPieceTrainer")
+        if end_of_word_suffix is not None:
+            raise ValueError("end_of_word_suffix is not used by WordPiece (see ClassicBPE)")
+        if tie_break not in ("lexicographic", "first"):
+            raise ValueError(f'tie_break must be "lexicographic" or "first", not {tie_break!r}')
+        if limit_alphabet is not None and limit_alphabet < 0:
+            raise ValueError("limit_alphabet must be >= 0")
+        if not continuing_subword_prefix:
+            raise ValueError("continuing_subword_prefix must be a non-empty string")
+        self.vocab_size = int(vocab_size)
+        self.min_frequency = int(min_frequency)
+        self.show_progress = show_progress
+        self.special_tokens = [
+            getattr(t, "content", t)
+            for t in (BERT_SPECIAL_TOKENS if special_tokens is None else special_tokens)
+        ]
+        self.limit_alphabet = limit_alphabet
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.tie_break = tie_break
+        self.merges: list[tuple[str, str]] = []

@@ -3,13 +3,15 @@
 pub mod byte_unicode;
 pub mod gpt2;
 pub mod hf_json;
+pub mod hf_wordpiece;
 pub mod tiktoken;
 
 use crate::error::{Error, Result};
 use std::io::Write;
 use std::path::Path;
 
-pub(crate) fn read(path: &Path) -> Result<Vec<u8>> {
+/// Read a whole file; errors name the path.
+pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -18,7 +20,7 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>> {
 
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, synced, then renamed
 /// over the target, so readers never see a half-written vocabulary.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,

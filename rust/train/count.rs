@@ -2,7 +2,8 @@
 //! pre-tokens, not by corpus size: text is fed in blocks, each block is cut at safe points into
 //! sub-chunks counted in parallel (rayon), and the per-chunk maps are folded into one.
 
-use crate::error::Result;
+use crate::bert::{for_each_word, BertNormalizer, Normalized};
+use crate::error::{Error, Result};
 use crate::pretokenize::Pattern;
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
@@ -37,8 +38,60 @@ pub fn next_safe_cut(b: &[u8], from: usize) -> Option<usize> {
     None
 }
 
+/// How training text is cut into the words that are counted.
+pub enum Splitter {
+    /// A pre-tokenizer pattern (byte-level BPE).
+    Pattern(Pattern),
+    /// BERT's normalizer (if any), then BertPreTokenizer (WordPiece).
+    Bert(Option<BertNormalizer>),
+    /// Whitespace-separated words (classic `</w>` BPE).
+    Whitespace,
+}
+
+impl Splitter {
+    /// Whether `is_safe_cut` points never change the words (always true when whitespace
+    /// separates words, as at every safe point).
+    pub fn has_safe_cuts(&self) -> bool {
+        match self {
+            Splitter::Pattern(p) => p.has_safe_cuts(),
+            Splitter::Bert(_) | Splitter::Whitespace => true,
+        }
+    }
+
+    /// Call `f(word, position)` for each word of `text`; positions grow through the text.
+    fn for_each_word(&self, text: &str, mut f: impl FnMut(&str, usize)) -> Result<()> {
+        let origin = text.as_ptr() as usize;
+        match self {
+            Splitter::Pattern(p) => p.for_each_piece(text, |piece| {
+                f(piece, piece.as_ptr() as usize - origin);
+                Ok(())
+            }),
+            Splitter::Whitespace => {
+                for w in text.split_whitespace() {
+                    f(w, w.as_ptr() as usize - origin);
+                }
+                Ok(())
+            }
+            Splitter::Bert(normalizer) => {
+                let norm = match normalizer {
+                    Some(n) => n.normalize(text),
+                    None => Normalized {
+                        text: text.to_string(),
+                        origin: (0..text.len() as u32).collect(),
+                    },
+                };
+                // The original character index never runs ahead of the byte offset.
+                for_each_word(&norm.text, |s, e| {
+                    f(&norm.text[s..e], norm.origin[s] as usize)
+                });
+                Ok(())
+            }
+        }
+    }
+}
+
 pub struct PreTokenCounter {
-    pattern: Pattern,
+    splitter: Splitter,
     /// Put a space before each stretch between specials that lacks one (HF ByteLevel
     /// `add_prefix_space`), as the encoder will.
     prefix_space: bool,
@@ -49,6 +102,10 @@ pub struct PreTokenCounter {
 
 impl PreTokenCounter {
     pub fn new(pattern: Pattern, specials: &[String]) -> Result<Self> {
+        Self::with_splitter(Splitter::Pattern(pattern), specials)
+    }
+
+    pub fn with_splitter(splitter: Splitter, specials: &[String]) -> Result<Self> {
         for (k, s) in specials.iter().enumerate() {
             if s.is_empty() {
                 return Err(crate::Error::invalid(
@@ -72,7 +129,7 @@ impl PreTokenCounter {
             )
         };
         Ok(PreTokenCounter {
-            pattern,
+            splitter,
             prefix_space: false,
             specials,
             counts: Counts::default(),
@@ -98,7 +155,7 @@ impl PreTokenCounter {
         for seg in segments.into_iter().filter(|r| !r.is_empty()) {
             let mut s = seg.start;
             let mut prefix = self.prefix_space && b[seg.start] != b' ';
-            if self.pattern.has_safe_cuts() {
+            if self.splitter.has_safe_cuts() {
                 while seg.end - s > SUB_CHUNK {
                     match next_safe_cut(&b[..seg.end], s + SUB_CHUNK) {
                         Some(p) => {
@@ -134,16 +191,14 @@ impl PreTokenCounter {
     /// Count the pieces of special-free text starting at corpus offset `base`.
     fn count_text(&self, text: &str, base: u64) -> Result<Counts> {
         let mut counts = Counts::default();
-        let origin = text.as_ptr() as usize;
-        self.pattern.for_each_piece(text, |piece| {
-            let at = base + (piece.as_ptr() as usize - origin) as u64;
+        self.splitter.for_each_word(text, |piece, pos| {
+            let at = base + pos as u64;
             match counts.get_mut(piece.as_bytes()) {
                 Some(e) => e.0 += 1,
                 None => {
                     counts.insert(piece.as_bytes().into(), (1, at));
                 }
             }
-            Ok(())
         })?;
         Ok(counts)
     }
@@ -169,8 +224,8 @@ impl PreTokenCounter {
         self
     }
 
-    pub fn pattern(&self) -> &Pattern {
-        &self.pattern
+    pub fn splitter(&self) -> &Splitter {
+        &self.splitter
     }
 
     /// Add pre-tokens counted elsewhere (e.g. by a distributed job); order of first appearance is
@@ -182,8 +237,18 @@ impl PreTokenCounter {
         e.0 += count;
     }
 
-    pub fn into_parts(self) -> (Counts, Pattern) {
-        (self.counts, self.pattern)
+    /// Counts and pattern of a byte-level BPE counter.
+    pub fn into_parts(self) -> Result<(Counts, Pattern)> {
+        match self.splitter {
+            Splitter::Pattern(p) => Ok((self.counts, p)),
+            _ => Err(Error::invalid(
+                "this counter splits words for WordPiece or classic BPE, not byte-level BPE",
+            )),
+        }
+    }
+
+    pub fn into_counts(self) -> Counts {
+        self.counts
     }
 
     pub fn n_distinct(&self) -> usize {

@@ -4,17 +4,21 @@
 //! Vocabulary layout: ids 0..256 are the single bytes (id = byte value), then one id per learned
 //! token in learned order, then the special tokens.
 
+pub mod classic;
 pub mod count;
 pub mod queue;
+pub mod symbols;
+pub mod wordpiece;
 
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
 use crate::pretokenize::Pattern;
 use crate::vocab::{Rank, Vocab};
-pub use count::{Counts, PreTokenCounter};
-pub use queue::TieBreak;
+pub use count::{Counts, PreTokenCounter, Splitter};
+pub use queue::{Handles, Score, TieBreak};
 use std::io::Read;
 use std::path::Path;
+use std::rc::Rc;
 
 pub struct TrainOptions {
     pub vocab_size: usize,
@@ -50,29 +54,20 @@ pub fn finish(counts: Counts, pattern: Pattern, opts: &TrainOptions) -> Result<T
     }
     let n_tokens = opts.vocab_size - opts.min_vocab_size();
     let n_words = counts.len();
-    let mut words: Vec<(Box<[u8]>, u64, u64)> = counts
+    let words: Vec<(Vec<Rank>, u64)> = ordered_words(counts)
         .into_iter()
-        .map(|(w, (c, first))| (w, c, first))
+        .map(|(w, c)| (w.iter().map(|&b| b as Rank).collect(), c))
         .collect();
-    // Order of first appearance: what `tie_break="first"` means, and a fixed order otherwise.
-    words.sort_unstable_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
-    let words: Vec<(Box<[u8]>, u64)> = words.into_iter().map(|(w, c, _)| (w, c)).collect();
-    let step = (n_tokens / 100).max(1);
-    let show = opts.show_progress;
-    let result = queue::learn(
+    let bytes: Vec<Rc<[u8]>> = (0..=255u8).map(|b| Rc::from(&[b][..])).collect();
+    let result = learn_with_progress(
+        bytes,
         words,
         n_tokens,
         opts.min_frequency,
         opts.tie_break,
-        |done| {
-            if show && (done % step == 0 || done == n_tokens) {
-                eprint!("\rmerging: {done}/{n_tokens} tokens");
-            }
-        },
+        &Handles::bpe(),
+        opts.show_progress,
     );
-    if show {
-        eprintln!();
-    }
     let mut ranks: Vec<(Vec<u8>, Rank)> = result
         .tokens
         .iter()
@@ -105,6 +100,47 @@ pub fn finish(counts: Counts, pattern: Pattern, opts: &TrainOptions) -> Result<T
     })
 }
 
+/// [`queue::learn`] with a progress line on stderr.
+pub(crate) fn learn_with_progress(
+    alphabet: Vec<Rc<[u8]>>,
+    words: Vec<(Vec<Rank>, u64)>,
+    n_tokens: usize,
+    min_frequency: u64,
+    tie: TieBreak,
+    handles: &Handles,
+    show: bool,
+) -> queue::MergeResult {
+    let step = (n_tokens / 100).max(1);
+    let result = queue::learn(
+        alphabet,
+        words,
+        n_tokens,
+        min_frequency,
+        tie,
+        handles,
+        |done| {
+            if show && (done % step == 0 || done == n_tokens) {
+                eprint!("\rmerging: {done}/{n_tokens} tokens");
+            }
+        },
+    );
+    if show {
+        eprintln!();
+    }
+    result
+}
+
+/// Words in order of first appearance (what `tie_break="first"` means, and a fixed order
+/// otherwise), with their counts.
+pub(crate) fn ordered_words(counts: Counts) -> Vec<(Box<[u8]>, u64)> {
+    let mut words: Vec<(Box<[u8]>, u64, u64)> = counts
+        .into_iter()
+        .map(|(w, (c, first))| (w, c, first))
+        .collect();
+    words.sort_unstable_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+    words.into_iter().map(|(w, c, _)| (w, c)).collect()
+}
+
 /// Block size for streaming files: large enough to keep both cores busy, small enough to bound
 /// memory to a few blocks however big the file.
 const BLOCK: usize = 32 << 20;
@@ -119,7 +155,7 @@ pub fn feed_file(counter: &mut PreTokenCounter, path: &Path, show_progress: bool
     };
     let file = std::fs::File::open(path).map_err(io)?;
     let total = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let block = if counter.pattern().has_safe_cuts() {
+    let block = if counter.splitter().has_safe_cuts() {
         BLOCK as u64
     } else {
         u64::MAX

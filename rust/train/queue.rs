@@ -1,10 +1,15 @@
-//! The merge loop: pair counts kept up to date incrementally, best pair from a max-heap with lazy
-//! deletion. Each merge touches only the words that contain the merged pair.
+//! The merge loop shared by every trainer: pair counts kept up to date incrementally, best pair
+//! from a max-heap with lazy deletion. Each merge touches only the words that contain the merged
+//! pair. The variants differ only in the [`Handles`]: the pair score (count for BPE, likelihood
+//! for WordPiece), how a merged token is spelled (concatenation, or dropping the `##` of the right
+//! part), and which symbols never merge (`</w>` when end-of-word merges are off).
 //!
-//! Why lazy deletion is exact: after a merge, every pair that does not contain the new token can
-//! only lose occurrences (count down, first occurrence later). So a heap entry is never *worse*
-//! than the pair's true state; popping re-checks the entry and re-pushes it with its true key if
-//! it went stale. New pairs (all contain the new token) are pushed fresh.
+//! Why lazy deletion is exact: a heap entry is re-checked when popped and re-pushed with its true
+//! key if it went stale, so it suffices that every pair's best entry is never *worse* than its
+//! true state. By count: after a merge, every pair that does not contain the new token can only
+//! lose occurrences, and new pairs (all contain the new token) are pushed fresh. By likelihood,
+//! count(ab) / (count(a) count(b)) also *rises* when a merge uses up some of a's or b's
+//! occurrences, so every live pair containing a merged part is pushed again with its new score.
 
 use crate::vocab::Rank;
 use rustc_hash::FxHashMap;
@@ -20,6 +25,35 @@ pub enum TieBreak {
     First,
 }
 
+/// Pair score: how the merge loop ranks pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// count(ab): BPE.
+    Count,
+    /// count(ab) / (count(a) * count(b)): WordPiece.
+    Likelihood,
+}
+
+/// The variant of the one merge loop.
+pub struct Handles {
+    pub score: Score,
+    /// Continuation marker dropped from the right part when spelling a merge (`##` for
+    /// WordPiece); empty for plain concatenation.
+    pub strip_right: Vec<u8>,
+    /// Symbols that take part in no merge (`</w>` when end-of-word merges are off).
+    pub frozen: Vec<Rank>,
+}
+
+impl Handles {
+    pub fn bpe() -> Handles {
+        Handles {
+            score: Score::Count,
+            strip_right: Vec::new(),
+            frozen: Vec::new(),
+        }
+    }
+}
+
 struct Word {
     symbols: Vec<Rank>,
     count: u64,
@@ -27,9 +61,18 @@ struct Word {
 
 type Pair = (Rank, Rank);
 
+/// a·b for a 64-bit a and a 128-bit b, as (high 128 bits, low 64 bits): exact score comparison.
+fn wide_mul(a: u64, b: u128) -> (u128, u64) {
+    let lo = (a as u128) * (b as u64 as u128);
+    let hi = (a as u128) * (b >> 64);
+    (hi + (lo >> 64), lo as u64)
+}
+
 #[derive(PartialEq, Eq)]
 struct Entry {
     count: u64,
+    /// count(a) * count(b) for the likelihood score; 1 when ranking by count.
+    denominator: u128,
     /// For `First`: (word index, byte offset in the word) of the first occurrence, inverted so that
     /// the max-heap prefers the earliest. Unused (zero) for `Lexicographic`.
     first: std::cmp::Reverse<(u32, u32)>,
@@ -40,8 +83,10 @@ struct Entry {
 
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.count
-            .cmp(&other.count)
+        // count / denominator compared exactly by cross-multiplying; then the higher count.
+        wide_mul(self.count, other.denominator)
+            .cmp(&wide_mul(other.count, self.denominator))
+            .then_with(|| self.count.cmp(&other.count))
             .then_with(|| self.first.cmp(&other.first))
             .then_with(|| self.left.cmp(&other.left))
             .then_with(|| self.right.cmp(&other.right))
@@ -55,7 +100,7 @@ impl PartialOrd for Entry {
 }
 
 pub struct MergeResult {
-    /// Token bytes by id: 256 single bytes, then one per learned merge.
+    /// Token bytes by id: the alphabet, then one per learned token.
     pub tokens: Vec<Rc<[u8]>>,
     /// Learned merges in order, as ids of the two parts.
     pub merges: Vec<Pair>,
@@ -64,6 +109,16 @@ pub struct MergeResult {
 struct State {
     words: Vec<Word>,
     tokens: Vec<Rc<[u8]>>,
+    /// Alphabet symbols each token spans: positions for the `First` tie-break.
+    widths: Vec<u32>,
+    /// Occurrences of each token in the current segmentation (for the likelihood score).
+    symbol_counts: Vec<u64>,
+    /// Pairs each token is part of (may hold dead or repeated pairs; filtered when used).
+    /// Kept only for the likelihood score.
+    pairs_of: Vec<Vec<Pair>>,
+    frozen: Vec<bool>,
+    score: Score,
+    strip_right: Vec<u8>,
     by_bytes: FxHashMap<Rc<[u8]>, Rank>,
     counts: FxHashMap<Pair, u64>,
     /// Words that contain (or once contained) each pair, ascending; stale entries are skipped.
@@ -86,7 +141,7 @@ impl State {
                     found = Some((w, offset));
                     break;
                 }
-                offset += self.tokens[win[0] as usize].len() as u32;
+                offset += self.widths[win[0] as usize];
             }
             if found.is_some() {
                 break;
@@ -97,17 +152,28 @@ impl State {
         found
     }
 
-    fn entry(&mut self, pair: Pair) -> Option<Entry> {
+    fn entry(&mut self, pair: Pair, min_frequency: u64) -> Option<Entry> {
         let count = *self.counts.get(&pair)?;
-        if count == 0 {
+        if count < min_frequency.max(1)
+            || self.frozen[pair.0 as usize]
+            || self.frozen[pair.1 as usize]
+        {
             return None;
         }
+        let denominator = match self.score {
+            Score::Count => 1,
+            Score::Likelihood => {
+                self.symbol_counts[pair.0 as usize] as u128
+                    * self.symbol_counts[pair.1 as usize] as u128
+            }
+        };
         let first = match self.tie {
             TieBreak::First => self.first_occurrence(pair)?,
             TieBreak::Lexicographic => (0, 0),
         };
         Some(Entry {
             count,
+            denominator,
             first: std::cmp::Reverse(first),
             left: self.tokens[pair.0 as usize].clone(),
             right: self.tokens[pair.1 as usize].clone(),
@@ -116,68 +182,103 @@ impl State {
     }
 }
 
-/// Learn up to `n_merges` merges from `words` (pre-token bytes and counts, in order of first
-/// appearance). Stops early when the best pair occurs fewer than `min_frequency` times.
+/// Learn up to `n_tokens` new tokens from `words` (symbol ids over `alphabet`, with counts, in
+/// order of first appearance; `widths` gives how many positions each alphabet symbol spans).
+/// Pairs that occur fewer than `min_frequency` times are never merged.
 pub fn learn(
-    words: Vec<(Box<[u8]>, u64)>,
-    n_merges: usize,
+    alphabet: Vec<Rc<[u8]>>,
+    words: Vec<(Vec<Rank>, u64)>,
+    n_tokens: usize,
     min_frequency: u64,
     tie: TieBreak,
+    handles: &Handles,
     mut progress: impl FnMut(usize),
 ) -> MergeResult {
-    let tokens: Vec<Rc<[u8]>> = (0..=255u8).map(|b| Rc::from(&[b][..])).collect();
-    let by_bytes = tokens
+    let n_alphabet = alphabet.len();
+    let by_bytes = alphabet
         .iter()
         .enumerate()
         .map(|(i, t)| (t.clone(), i as Rank))
         .collect();
+    let mut frozen = vec![false; n_alphabet];
+    for &f in &handles.frozen {
+        frozen[f as usize] = true;
+    }
     let mut st = State {
         words: words
             .into_iter()
-            .map(|(b, count)| Word {
-                symbols: b.iter().map(|&x| x as Rank).collect(),
-                count,
-            })
+            .map(|(symbols, count)| Word { symbols, count })
             .collect(),
-        tokens,
+        widths: vec![1; n_alphabet],
+        symbol_counts: vec![0; n_alphabet],
+        pairs_of: vec![Vec::new(); n_alphabet],
+        tokens: alphabet,
+        frozen,
+        score: handles.score,
+        strip_right: handles.strip_right.clone(),
         by_bytes,
         counts: FxHashMap::default(),
         places: FxHashMap::default(),
         tie,
         delta: FxHashMap::default(),
     };
+    let likelihood = st.score == Score::Likelihood;
     for (w, word) in st.words.iter().enumerate() {
+        for &s in &word.symbols {
+            st.symbol_counts[s as usize] += word.count;
+        }
         for win in word.symbols.windows(2) {
             let pair = (win[0], win[1]);
-            *st.counts.entry(pair).or_insert(0) += word.count;
+            let c = st.counts.entry(pair).or_insert(0);
+            if *c == 0 && likelihood {
+                st.pairs_of[pair.0 as usize].push(pair);
+                st.pairs_of[pair.1 as usize].push(pair);
+            }
+            *c += word.count;
             let places = st.places.entry(pair).or_default();
             if places.last() != Some(&(w as u32)) {
                 places.push(w as u32);
             }
         }
     }
-    let pairs: Vec<Pair> = st.counts.keys().copied().collect();
-    let mut heap: BinaryHeap<Entry> = pairs.into_iter().filter_map(|p| st.entry(p)).collect();
+    let mut pairs: Vec<Pair> = st.counts.keys().copied().collect();
+    pairs.sort_unstable();
+    let mut heap: BinaryHeap<Entry> = pairs
+        .into_iter()
+        .filter_map(|p| st.entry(p, min_frequency))
+        .collect();
     let mut merges = Vec::new();
     // Count new tokens, not merges: a merge may spell a token that already exists.
-    while st.tokens.len() < 256 + n_merges {
+    while st.tokens.len() < n_alphabet + n_tokens {
         let Some(top) = heap.pop() else { break };
-        let Some(now) = st.entry(top.pair) else {
+        let Some(now) = st.entry(top.pair, min_frequency) else {
             continue;
         };
         if now != top {
             heap.push(now);
             continue;
         }
-        if top.count < min_frequency.max(1) {
-            break;
-        }
         let new_pairs = apply_merge(&mut st, top.pair);
         merges.push(top.pair);
-        progress(st.tokens.len() - 256);
+        progress(st.tokens.len() - n_alphabet);
         for p in new_pairs {
-            if let Some(e) = st.entry(p) {
+            if let Some(e) = st.entry(p, min_frequency) {
                 heap.push(e);
+            }
+        }
+        if likelihood {
+            // Fewer a's and b's: every pair still holding one scores higher now.
+            for part in [top.pair.0, top.pair.1] {
+                let mut list = std::mem::take(&mut st.pairs_of[part as usize]);
+                list.retain(|p| st.counts.contains_key(p));
+                list.sort_unstable();
+                list.dedup();
+                for &p in &list {
+                    if let Some(e) = st.entry(p, min_frequency) {
+                        heap.push(e);
+                    }
+                }
+                st.pairs_of[part as usize] = list;
             }
         }
     }
@@ -189,9 +290,9 @@ pub fn learn(
 
 /// Merge `pair` everywhere; returns the pairs whose count grew (all of them contain the new token).
 fn apply_merge(st: &mut State, pair: Pair) -> Vec<Pair> {
-    let merged: Rc<[u8]> = [&*st.tokens[pair.0 as usize], &*st.tokens[pair.1 as usize]]
-        .concat()
-        .into();
+    let right = &st.tokens[pair.1 as usize];
+    let right = right.strip_prefix(&st.strip_right[..]).unwrap_or(right);
+    let merged: Rc<[u8]> = [&*st.tokens[pair.0 as usize], right].concat().into();
     // Two merges can spell the same bytes ("a"+"bc", "ab"+"c"): the token is then reused.
     let new_id = match st.by_bytes.get(&merged) {
         Some(&id) => id,
@@ -199,6 +300,11 @@ fn apply_merge(st: &mut State, pair: Pair) -> Vec<Pair> {
             let id = st.tokens.len() as Rank;
             st.tokens.push(merged.clone());
             st.by_bytes.insert(merged, id);
+            st.widths
+                .push(st.widths[pair.0 as usize] + st.widths[pair.1 as usize]);
+            st.symbol_counts.push(0);
+            st.pairs_of.push(Vec::new());
+            st.frozen.push(false);
             id
         }
     };
@@ -225,6 +331,10 @@ fn apply_merge(st: &mut State, pair: Pair) -> Vec<Pair> {
             continue; // a stale place
         }
         let count = word.count as i64;
+        let used = sites.len() as u64 * word.count;
+        st.symbol_counts[pair.0 as usize] -= used;
+        st.symbol_counts[pair.1 as usize] -= used;
+        st.symbol_counts[new_id as usize] += used;
         // Only pairs that touch a merged position change: the old ones around each site go…
         let mut last = usize::MAX;
         for &s in &sites {
@@ -283,6 +393,10 @@ fn apply_merge(st: &mut State, pair: Pair) -> Vec<Pair> {
         }
         if d != 0 {
             let c = st.counts.entry(p).or_insert(0);
+            if *c == 0 && st.score == Score::Likelihood {
+                st.pairs_of[p.0 as usize].push(p);
+                st.pairs_of[p.1 as usize].push(p);
+            }
             *c = (*c as i64 + d) as u64;
             if *c == 0 {
                 st.counts.remove(&p);

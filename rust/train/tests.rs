@@ -12,7 +12,7 @@ fn train_words(words: &[(&str, u64)], n: usize, tie: TieBreak) -> Vec<(String, S
         tie_break: tie,
         show_progress: false,
     };
-    let (counts, pattern) = counter.into_parts();
+    let (counts, pattern) = counter.into_parts().unwrap();
     let trained = finish(counts, pattern, &opts).unwrap();
     trained
         .merges
@@ -60,4 +60,56 @@ fn too_small_vocab_names_the_minimum() {
         .err()
         .unwrap();
     assert!(err.to_string().contains("minimum is 257"), "{err}");
+}
+
+fn classic(mergeable: bool, tie: TieBreak) -> (Vec<(String, String)>, crate::classic::ClassicBpe) {
+    let mut counter = PreTokenCounter::with_splitter(Splitter::Whitespace, &[]).unwrap();
+    for (w, c) in [("low", 5), ("lower", 2), ("newest", 6), ("widest", 3)] {
+        counter.add_counts(w.as_bytes(), c);
+    }
+    let opts = classic::ClassicOptions {
+        vocab_size: 100,
+        unk_token: Some("<unk>".into()),
+        suffix: "</w>".into(),
+        merge_end_of_word: mergeable,
+        min_frequency: 1,
+        tie_break: tie,
+        show_progress: false,
+    };
+    let learned = classic::train(counter.into_counts(), &opts).unwrap();
+    let model = crate::classic::ClassicBpe::new(
+        learned.tokens,
+        learned.merges.clone(),
+        "</w>",
+        Some("<unk>"),
+    )
+    .unwrap();
+    (learned.merges, model)
+}
+
+fn pieces(m: &crate::classic::ClassicBpe, text: &str) -> Vec<String> {
+    m.encode(text)
+        .unwrap()
+        .iter()
+        .map(|&id| m.tokens()[id as usize].clone())
+        .collect()
+}
+
+#[test]
+fn classic_textbook_example() {
+    let (merges, model) = classic(false, TieBreak::First);
+    assert_eq!(
+        merges[..4],
+        pairs(&[("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")])
+    );
+    assert_eq!(pieces(&model, "lowest"), ["low", "est", "</w>"]);
+    let (merges, model) = classic(true, TieBreak::First);
+    assert_eq!(merges[2], ("est".to_string(), "</w>".to_string()));
+    assert_eq!(pieces(&model, "lowest"), ["low", "est</w>"]);
+    assert_eq!(
+        model
+            .decode(&model.encode(" lowest  newer ").unwrap())
+            .unwrap(),
+        "lowest newer"
+    );
 }

@@ -1,0 +1,349 @@
+"""The HF dialect for WordPiece (BERT family): ``Tokenizer(models.WordPiece(...))`` lands here.
+
+The tokenizer is described by the parts HF names (normalizer, pre-tokenizer, model,
+post-processor, decoder, truncation, padding); they are assembled into a ``tokenizer.json``
+document and the Rust core is built from it, so a saved file and the live tokenizer can never
+disagree. All the work (normalizing, matching, templates, padding) happens in Rust.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Iterable, Sequence
+
+from . import _core, decoders, normalizers, pre_tokenizers, processors
+from .models import WordPiece
+from .tokenizer import Tokenizer
+from .training import _feed_documents, _warn_if_empty
+
+__all__ = ["WordPieceTokenizer"]
+
+_STRATEGIES = {
+    "longest_first": "LongestFirst",
+    "only_first": "OnlyFirst",
+    "only_second": "OnlySecond",
+}
+_DIRECTIONS = {"right": "Right", "left": "Left"}
+
+
+def _post_from_json(p: dict | None):
+    if not p:
+        return None
+    if p.get("type") == "BertProcessing":
+        return processors.BertProcessing._from_json(p)
+    return processors.TemplateProcessing._from_json(p)
+
+
+class WordPieceTokenizer(Tokenizer):
+    """BERT-style tokenizer: BertNormalizer → BertPreTokenizer → WordPiece → template."""
+
+    def __init__(self, model: WordPiece):
+        if not isinstance(model, WordPiece):
+            raise TypeError("model must be subword.models.WordPiece")
+        self.model = model
+        self._normalizer = None
+        self._pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        self._post_processor = None
+        self._decoder = None
+        self._added: list[dict] = []
+        self._truncation: dict | None = None
+        self._padding: dict | None = None
+        self._core = None
+
+    # ----- parts (each change rebuilds the core on next use) -----
+
+    def _part(name):  # noqa: N805 - a property factory used in the class body
+        def get(self):
+            return getattr(self, "_" + name)
+
+        def set_(self, value):
+            setattr(self, "_" + name, value)
+            self._core = None
+
+        return property(get, set_)
+
+    normalizer = _part("normalizer")
+    post_processor = _part("post_processor")
+    decoder = _part("decoder")
+
+    @property
+    def pre_tokenizer(self):
+        return self._pre_tokenizer
+
+    @pre_tokenizer.setter
+    def pre_tokenizer(self, value):
+        if not isinstance(value, pre_tokenizers.BertPreTokenizer):
+            raise ValueError(
+                f"unsupported pre-tokenizer {type(value).__name__} for WordPiece: use "
+                "pre_tokenizers.BertPreTokenizer()"
+            )
+        self._pre_tokenizer = value
+
+    def _doc(self) -> dict:
+        if self.model.vocab is None:
+            raise ValueError("the model has no vocabulary yet: train it or load one")
+        post = self._post_processor
+        return {
+            "version": "1.0",
+            "truncation": self._truncation,
+            "padding": self._padding,
+            "added_tokens": self._added,
+            "normalizer": self._normalizer._json() if self._normalizer is not None else None,
+            "pre_tokenizer": self._pre_tokenizer._json(),
+            "post_processor": post._json() if post is not None else None,
+            "decoder": self._decoder._json() if self._decoder is not None else None,
+            "model": self.model._model_json(),
+        }
+
+    def _ready(self):
+        if self._core is None:
+            self._core = _core.WordPieceCore.from_hf_json(json.dumps(self._doc()), "tokenizer")
+        return self._core
+
+    @classmethod
+    def _from_doc(cls, doc: dict, origin: str = "tokenizer.json") -> WordPieceTokenizer:
+        core = _core.WordPieceCore.from_hf_json(json.dumps(doc), origin)  # validates everything
+        doc = json.loads(core.to_hf_json())
+        m = doc["model"]
+        tok = cls(
+            WordPiece(
+                m["vocab"],
+                m["unk_token"],
+                m["max_input_chars_per_word"],
+                m["continuing_subword_prefix"],
+            )
+        )
+        if doc["normalizer"]:
+            tok._normalizer = normalizers.BertNormalizer._from_json(doc["normalizer"])
+        tok._post_processor = _post_from_json(doc["post_processor"])
+        if doc["decoder"]:
+            tok._decoder = decoders.WordPiece(doc["decoder"]["prefix"], doc["decoder"]["cleanup"])
+        tok._added = doc["added_tokens"]
+        tok._truncation = doc["truncation"]
+        tok._padding = doc["padding"]
+        tok._core = core
+        return tok
+
+    # ----- truncation and padding -----
+
+    def enable_truncation(
+        self,
+        max_length: int,
+        stride: int = 0,
+        strategy: str = "longest_first",
+        direction: str = "right",
+    ) -> None:
+        if strategy not in _STRATEGIES:
+            raise ValueError(f"strategy must be one of {sorted(_STRATEGIES)}, not {strategy!r}")
+        if direction not in _DIRECTIONS:
+            raise ValueError(f'direction must be "right" or "left", not {direction!r}')
+        if stride:
+            raise ValueError("stride (overflowing windows) is not supported; use stride=0")
+        if max_length < 0:
+            raise ValueError("max_length must be >= 0")
+        self._truncation = {
+            "direction": _DIRECTIONS[direction],
+            "max_length": int(max_length),
+            "strategy": _STRATEGIES[strategy],
+            "stride": 0,
+        }
+        self._core = None
+
+    def no_truncation(self) -> None:
+        self._truncation = None
+        self._core = None
+
+    @property
+    def truncation(self) -> dict | None:
+        t = self._truncation
+        if t is None:
+            return None
+        names = {v: k for k, v in _STRATEGIES.items()}
+        return {
+            "max_length": t["max_length"],
+            "stride": t["stride"],
+            "strategy": names[t["strategy"]],
+            "direction": t["direction"].lower(),
+        }
+
+    def enable_padding(
+        self,
+        direction: str = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+        length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+    ) -> None:
+        if direction not in _DIRECTIONS:
+            raise ValueError(f'direction must be "right" or "left", not {direction!r}')
+        self._padding = {
+            "strategy": {"Fixed": int(length)} if length is not None else "BatchLongest",
+            "direction": _DIRECTIONS[direction],
+            "pad_to_multiple_of": pad_to_multiple_of,
+            "pad_id": int(pad_id),
+            "pad_type_id": int(pad_type_id),
+            "pad_token": pad_token,
+        }
+        self._core = None
+
+    def no_padding(self) -> None:
+        self._padding = None
+        self._core = None
+
+    @property
+    def padding(self) -> dict | None:
+        p = self._padding
+        if p is None:
+            return None
+        s = p["strategy"]
+        return {
+            "length": s["Fixed"] if isinstance(s, dict) else None,
+            "pad_to_multiple_of": p["pad_to_multiple_of"],
+            "pad_id": p["pad_id"],
+            "pad_token": p["pad_token"],
+            "pad_type_id": p["pad_type_id"],
+            "direction": p["direction"].lower(),
+        }
+
+    # ----- encoding and decoding -----
+
+    def encode(
+        self,
+        sequence: str,
+        pair: str | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ):
+        if is_pretokenized:
+            raise ValueError("is_pretokenized=True is not supported; pass the text itself")
+        if not isinstance(sequence, str) or not (pair is None or isinstance(pair, str)):
+            bad = sequence if not isinstance(sequence, str) else pair
+            raise TypeError(f"encode expects str, got {type(bad).__name__}")
+        return self._ready().encode(sequence, pair, add_special_tokens)
+
+    def encode_batch(
+        self, inputs: Sequence, is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list:
+        if is_pretokenized:
+            raise ValueError("is_pretokenized=True is not supported; pass the texts themselves")
+        return self._ready().encode_batch(inputs, add_special_tokens)
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        return self._ready().num_special_tokens_to_add(is_pair)
+
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        """Text of ``ids`` through the decoder; special tokens are skipped by default (as HF)."""
+        return self._ready().decode(list(ids), skip_special_tokens)
+
+    def decode_batch(
+        self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True
+    ) -> list[str]:
+        core = self._ready()
+        return [core.decode(list(ids), skip_special_tokens) for ids in sequences]
+
+    # ----- vocabulary -----
+
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        return self._ready().get_vocab(with_added_tokens)
+
+    def add_special_tokens(self, tokens: Sequence) -> int:
+        return self._add(tokens, special=True)
+
+    def add_tokens(self, tokens: Sequence) -> int:
+        return self._add(tokens, special=False)
+
+    def _add(self, tokens: Sequence, special: bool) -> int:
+        if self.model.vocab is None:
+            raise ValueError("the model has no vocabulary yet: train it or load one")
+        present = {a["content"] for a in self._added}
+        next_id = max([len(self.model.vocab) - 1] + [a["id"] for a in self._added]) + 1
+        new = 0
+        for t in dict.fromkeys(getattr(t, "content", t) for t in tokens):
+            if t in present:
+                continue
+            if t in self.model.vocab:
+                tid = self.model.vocab[t]
+            else:
+                tid, next_id = next_id, next_id + 1
+            self._added.append(
+                {
+                    "id": tid,
+                    "content": t,
+                    "single_word": False,
+                    "lstrip": False,
+                    "rstrip": False,
+                    "normalized": False,
+                    "special": special,
+                }
+            )
+            new += 1
+        self._core = None
+        return new
+
+    # ----- files -----
+
+    def to_str(self, pretty: bool = False) -> str:
+        text = self._ready().to_hf_json()
+        return text if pretty else json.dumps(json.loads(text), ensure_ascii=False)
+
+    # ----- training -----
+
+    def _train(self, feed, trainer) -> None:
+        from .trainers import WordPieceTrainer
+
+        trainer = trainer if trainer is not None else WordPieceTrainer()
+        if not isinstance(trainer, WordPieceTrainer):
+            raise TypeError("a WordPiece model trains with trainers.WordPieceTrainer")
+        norm = self._normalizer._json() if self._normalizer is not None else None
+        t = _core.Trainer.for_wordpiece(json.dumps(norm), list(trainer.special_tokens))
+        feed(t, trainer.show_progress)
+        _warn_if_empty(t, stacklevel=4)
+        tokens, merges = t.finish_wordpiece(
+            trainer.vocab_size,
+            trainer.min_frequency,
+            trainer.limit_alphabet,
+            trainer.continuing_subword_prefix,
+            trainer.tie_break,
+            trainer.show_progress,
+        )
+        trainer.merges = [tuple(m) for m in merges]
+        self.model.vocab = {tok: i for i, tok in enumerate(tokens)}
+        self.model.continuing_subword_prefix = trainer.continuing_subword_prefix
+        if self.model.unk_token not in self.model.vocab:
+            raise ValueError(
+                f"unk_token {self.model.unk_token!r} is not among the trainer's special_tokens "
+                f"{trainer.special_tokens}: add it there"
+            )
+        self._added = []
+        self._add(trainer.special_tokens, special=True)
+
+    def train(self, files: Sequence[str], trainer=None) -> None:
+        if isinstance(files, (str, os.PathLike)):
+            files = [files]
+
+        def feed(t, show):
+            for f in files:
+                t.feed_file(os.fspath(f), show)
+
+        self._train(feed, trainer)
+
+    def train_from_iterator(
+        self, iterator: Iterable, trainer=None, length: int | None = None
+    ) -> None:
+        def documents():
+            for item in iterator:
+                yield from [item] if isinstance(item, str) else item
+
+        def feed(t, show):
+            _feed_documents(t, documents())
+
+        self._train(feed, trainer)
+
+    # ----- not for WordPiece -----
+
+    def to_encoding(self, name: str = "tokenizer"):
+        raise ValueError(
+            "to_encoding is for byte-level BPE; a WordPiece tokenizer has no tiktoken form"
+        )
