@@ -45,7 +45,7 @@ class ClassicBPE:
     ) -> ClassicBPE:
         t = _core.Trainer.for_classic()
         feed(t)
-        _warn_if_empty(t, stacklevel=4)
+        _warn_if_empty(t, stacklevel=4, left="the unknown token and the end-of-word marker")
         tokens, merges = t.finish_classic(
             vocab_size,
             unk_token,

@@ -13,7 +13,6 @@ import hashlib
 import os
 import tempfile
 import threading
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -132,6 +131,8 @@ def _verified(path: Path, spec: _Spec) -> Path:
 
 
 def _download(spec: _Spec, target: Path) -> Path:
+    import urllib.request  # only when downloading: it pulls in http, ssl and email
+
     with urllib.request.urlopen(spec.url, timeout=60) as response:
         data = response.read()
     got = hashlib.sha256(data).hexdigest()

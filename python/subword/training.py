@@ -19,11 +19,12 @@ from .encoding import Encoding, _retry_batch_without_surrogates
 __all__ = ["train", "train_from_iterator", "train_from_counts"]
 
 
-def _warn_if_empty(trainer, stacklevel: int = 3) -> None:
+def _warn_if_empty(
+    trainer, stacklevel: int = 3, left: str = "the 256 byte tokens and the special tokens"
+) -> None:
     if trainer.n_distinct() == 0:
         warnings.warn(
-            "the training corpus is empty: the tokenizer has only the 256 byte tokens "
-            "and the special tokens",
+            f"the training corpus is empty: the tokenizer has only {left}",
             stacklevel=stacklevel + 1,
         )
 

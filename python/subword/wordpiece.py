@@ -299,7 +299,7 @@ class WordPieceTokenizer(Tokenizer):
         norm = self._normalizer._json() if self._normalizer is not None else None
         t = _core.Trainer.for_wordpiece(json.dumps(norm), list(trainer.special_tokens))
         feed(t, trainer.show_progress)
-        _warn_if_empty(t, stacklevel=4)
+        _warn_if_empty(t, stacklevel=4, left="the special tokens")
         tokens, merges = t.finish_wordpiece(
             trainer.vocab_size,
             trainer.min_frequency,

@@ -47,6 +47,11 @@ impl Normalized {
         self.origin
             .extend(std::iter::repeat_n(origin, self.text.len() - before));
     }
+
+    fn push_ascii(&mut self, b: u8, origin: u32) {
+        self.text.push(b as char);
+        self.origin.push(origin);
+    }
 }
 
 /// `\t \n \r` count as whitespace, not control (BERT's rule).
@@ -132,18 +137,14 @@ impl BertNormalizer {
                 };
                 match action {
                     AsciiAction::Drop => {}
-                    AsciiAction::Space => {
-                        out.text.push(' ');
-                        out.origin.push(idx);
-                    }
+                    AsciiAction::Space => out.push_ascii(b' ', idx),
                     AsciiAction::Keep => {
                         let b = if self.lowercase {
                             b.to_ascii_lowercase()
                         } else {
                             b
                         };
-                        out.text.push(b as char);
-                        out.origin.push(idx);
+                        out.push_ascii(b, idx);
                     }
                 }
                 i += 1;

@@ -38,6 +38,10 @@ pub fn next_safe_cut(b: &[u8], from: usize) -> Option<usize> {
     None
 }
 
+thread_local! {
+    static NORMALIZED: std::cell::RefCell<Normalized> = std::cell::RefCell::default();
+}
+
 /// How training text is cut into the words that are counted.
 pub enum Splitter {
     /// A pre-tokenizer pattern (byte-level BPE).
@@ -73,16 +77,20 @@ impl Splitter {
                 Ok(())
             }
             Splitter::Bert(normalizer) => {
-                let norm = match normalizer {
-                    Some(n) => n.normalize(text),
-                    None => Normalized {
-                        text: text.to_string(),
-                        origin: (0..text.len() as u32).collect(),
-                    },
+                let Some(n) = normalizer else {
+                    for_each_word(text, |s, e| f(&text[s..e], s));
+                    return Ok(());
                 };
-                // The original character index never runs ahead of the byte offset.
-                for_each_word(&norm.text, |s, e| {
-                    f(&norm.text[s..e], norm.origin[s] as usize)
+                // A word's position is the index of its first original character: it orders
+                // words like their byte offsets and never runs past this text's length, so
+                // positions stay ordered across texts (normalized offsets could run past).
+                NORMALIZED.with(|cell| {
+                    let norm = &mut *cell.borrow_mut();
+                    norm.clear();
+                    n.normalize_into(text, 0, norm);
+                    for_each_word(&norm.text, |s, e| {
+                        f(&norm.text[s..e], norm.origin[s] as usize)
+                    });
                 });
                 Ok(())
             }

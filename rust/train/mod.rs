@@ -143,7 +143,7 @@ pub(crate) fn ordered_words(counts: Counts) -> Vec<(Box<[u8]>, u64)> {
 
 /// Block size for streaming files: large enough to keep both cores busy, small enough to bound
 /// memory to a few blocks however big the file.
-const BLOCK: usize = 32 << 20;
+const BLOCK: usize = 8 << 20;
 
 /// Feed a file to `counter`: in blocks cut at safe points for the built-in patterns (memory bounded
 /// by the block size), whole otherwise (a custom pattern's pieces may span any cut). Invalid UTF-8 is

@@ -280,6 +280,17 @@ pub fn learn(
                 }
                 st.pairs_of[part as usize] = list;
             }
+            // Re-pushing leaves stale entries behind; keep the heap within a few times the
+            // number of live pairs so memory stays bounded by the corpus's distinct pairs.
+            if heap.len() > st.counts.len() + st.counts.len() / 2 + 4096 {
+                let mut live: Vec<Pair> = st.counts.keys().copied().collect();
+                live.sort_unstable();
+                let entries: Vec<Entry> = live
+                    .into_iter()
+                    .filter_map(|p| st.entry(p, min_frequency))
+                    .collect();
+                heap = BinaryHeap::from(entries);
+            }
         }
     }
     MergeResult {
@@ -399,7 +410,9 @@ fn apply_merge(st: &mut State, pair: Pair) -> Vec<Pair> {
             }
             *c = (*c as i64 + d) as u64;
             if *c == 0 {
+                // Gone everywhere: drop its word list too, or dead pairs pile up over a run.
                 st.counts.remove(&p);
+                st.places.remove(&p);
             }
         }
     }
