@@ -4,17 +4,17 @@
 use crate::error::{Error, Result};
 
 /// One encoded sequence (or pair), column by column. Offsets are character offsets into the text
-/// the tokens came from; tokens added here have (0, 0).
+/// the tokens came from; tokens the template adds have (0, 0) and no word. Padding is not stored:
+/// results carry a pad count and show the padded columns (see [`Padding`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Encoding {
     pub ids: Vec<u32>,
     pub type_ids: Vec<u32>,
     pub offsets: Vec<(u32, u32)>,
-    pub special: Vec<u8>,
-    pub attention: Vec<u8>,
-    /// Index of the pre-token (word) each token came from; u32::MAX for added tokens.
+    /// Index of the pre-token (word) each token came from; [`NO_WORD`] for template tokens,
+    /// which are exactly the special ones of HF's `special_tokens_mask`.
     pub words: Vec<u32>,
-    /// Which input (0 = first, 1 = pair) each token belongs to; u32::MAX for added tokens.
+    /// Which input (0 = first, 1 = pair) each token belongs to; [`NO_WORD`] for template tokens.
     pub sequence: Vec<u32>,
 }
 
@@ -25,8 +25,6 @@ impl Encoding {
         self.ids.push(id);
         self.type_ids.push(0);
         self.offsets.push(offsets);
-        self.special.push(0);
-        self.attention.push(1);
         self.words.push(word);
         self.sequence.push(0);
     }
@@ -39,6 +37,14 @@ impl Encoding {
         self.ids.is_empty()
     }
 
+    pub fn clear(&mut self) {
+        self.ids.clear();
+        self.type_ids.clear();
+        self.offsets.clear();
+        self.words.clear();
+        self.sequence.clear();
+    }
+
     fn truncate(&mut self, n: usize, left: bool) {
         if self.len() <= n {
             return;
@@ -48,39 +54,83 @@ impl Encoding {
             self.ids.drain(..cut);
             self.type_ids.drain(..cut);
             self.offsets.drain(..cut);
-            self.special.drain(..cut);
-            self.attention.drain(..cut);
             self.words.drain(..cut);
             self.sequence.drain(..cut);
         } else {
             self.ids.truncate(n);
             self.type_ids.truncate(n);
             self.offsets.truncate(n);
-            self.special.truncate(n);
-            self.attention.truncate(n);
             self.words.truncate(n);
             self.sequence.truncate(n);
         }
     }
 
-    fn append(&mut self, other: Encoding) {
-        self.ids.extend(other.ids);
-        self.type_ids.extend(other.type_ids);
-        self.offsets.extend(other.offsets);
-        self.special.extend(other.special);
-        self.attention.extend(other.attention);
-        self.words.extend(other.words);
-        self.sequence.extend(other.sequence);
+    /// Append `other`, giving its tokens `type_id` and `sequence` (None keeps theirs).
+    pub fn extend_from(&mut self, other: &Encoding, type_id: Option<u32>, sequence: Option<u32>) {
+        self.ids.extend_from_slice(&other.ids);
+        match type_id {
+            Some(t) => self.type_ids.extend(std::iter::repeat_n(t, other.len())),
+            None => self.type_ids.extend_from_slice(&other.type_ids),
+        }
+        self.offsets.extend_from_slice(&other.offsets);
+        self.words.extend_from_slice(&other.words);
+        match sequence {
+            Some(s) => self.sequence.extend(std::iter::repeat_n(s, other.len())),
+            None => self.sequence.extend_from_slice(&other.sequence),
+        }
     }
 
     fn push_added(&mut self, id: u32, type_id: u32) {
         self.ids.push(id);
         self.type_ids.push(type_id);
         self.offsets.push((0, 0));
-        self.special.push(1);
-        self.attention.push(1);
         self.words.push(NO_WORD);
         self.sequence.push(NO_WORD);
+    }
+}
+
+/// Many encodings in one set of columns: a batch costs a few allocations, not a few per text.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub cols: Encoding,
+    /// Item i is `bounds[i]..bounds[i + 1]`.
+    pub bounds: Vec<usize>,
+}
+
+impl Batch {
+    pub fn with_capacity(tokens: usize, items: usize) -> Batch {
+        let mut bounds = Vec::with_capacity(items + 1);
+        bounds.push(0);
+        Batch {
+            cols: Encoding {
+                ids: Vec::with_capacity(tokens),
+                type_ids: Vec::with_capacity(tokens),
+                offsets: Vec::with_capacity(tokens),
+                words: Vec::with_capacity(tokens),
+                sequence: Vec::with_capacity(tokens),
+            },
+            bounds,
+        }
+    }
+
+    pub fn push(&mut self, e: &Encoding) {
+        if self.bounds.is_empty() {
+            self.bounds.push(0);
+        }
+        self.cols.extend_from(e, None, None);
+        self.bounds.push(self.cols.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.bounds.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn range(&self, i: usize) -> std::ops::Range<usize> {
+        self.bounds[i]..self.bounds[i + 1]
     }
 }
 
@@ -162,11 +212,14 @@ impl Template {
             .sum()
     }
 
-    pub fn apply(&self, a: Encoding, b: Option<Encoding>) -> Encoding {
-        let pair = b.is_some();
-        let template = if pair { &self.pair } else { &self.single };
-        let (mut a, mut b) = (Some(a), b);
-        let mut out = Encoding::default();
+    /// `a` (and `b`) with the template's tokens, into `out` (cleared first).
+    pub fn apply(&self, a: &Encoding, b: Option<&Encoding>, out: &mut Encoding) {
+        out.clear();
+        let template = if b.is_some() {
+            &self.pair
+        } else {
+            &self.single
+        };
         for p in template {
             match p {
                 Piece::Special(name, type_id) => {
@@ -174,18 +227,14 @@ impl Template {
                         out.push_added(id, *type_id);
                     }
                 }
-                Piece::Sequence(second, type_id) => {
-                    let taken = if *second { b.take() } else { a.take() };
-                    if let Some(mut e) = taken {
-                        e.type_ids.iter_mut().for_each(|t| *t = *type_id);
-                        let seq = *second as u32;
-                        e.sequence.iter_mut().for_each(|s| *s = seq);
-                        out.append(e);
+                Piece::Sequence(false, type_id) => out.extend_from(a, Some(*type_id), Some(0)),
+                Piece::Sequence(true, type_id) => {
+                    if let Some(b) = b {
+                        out.extend_from(b, Some(*type_id), Some(1));
                     }
                 }
             }
         }
-        out
     }
 }
 
@@ -242,7 +291,8 @@ impl Truncation {
                 } else {
                     (b, a.len())
                 };
-                let keep = budget.checked_sub(other).ok_or_else(|| {
+                // HF's rule: the truncated sequence must keep at least one token.
+                let keep = budget.checked_sub(other).filter(|&k| k > 0).ok_or_else(|| {
                     Error::invalid(format!(
                         "cannot truncate to max_length={} with this strategy: the other sequence \
                          alone is too long; use strategy longest_first",
@@ -256,6 +306,8 @@ impl Truncation {
     }
 }
 
+/// Padding is applied when results are read: each result keeps its pad count, and its columns
+/// show `pad_id` / `pad_type_id` / `pad_token`, attention 0, special 1 and offsets (0, 0) there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Padding {
     /// Pad to this length; None pads a batch to its longest member.
@@ -274,38 +326,6 @@ impl Padding {
         match self.multiple_of {
             Some(m) if m > 0 && !n.is_multiple_of(m) => n + m - n % m,
             _ => n,
-        }
-    }
-
-    pub fn apply(&self, e: &mut Encoding, target: usize) {
-        if e.len() >= target {
-            return;
-        }
-        let n = target - e.len();
-        let pad = |v: &mut Vec<u32>, x: u32| {
-            if self.left {
-                v.splice(0..0, std::iter::repeat_n(x, n));
-            } else {
-                v.extend(std::iter::repeat_n(x, n));
-            }
-        };
-        pad(&mut e.ids, self.pad_id);
-        pad(&mut e.type_ids, self.pad_type_id);
-        pad(&mut e.words, NO_WORD);
-        pad(&mut e.sequence, NO_WORD);
-        let pad8 = |v: &mut Vec<u8>, x: u8| {
-            if self.left {
-                v.splice(0..0, std::iter::repeat_n(x, n));
-            } else {
-                v.extend(std::iter::repeat_n(x, n));
-            }
-        };
-        pad8(&mut e.special, 1);
-        pad8(&mut e.attention, 0);
-        if self.left {
-            e.offsets.splice(0..0, std::iter::repeat_n((0, 0), n));
-        } else {
-            e.offsets.extend(std::iter::repeat_n((0, 0), n));
         }
     }
 }
@@ -346,11 +366,11 @@ mod tests {
     #[test]
     fn bert_template_and_padding() {
         let t = Template::bert(("[CLS]".into(), 101), ("[SEP]".into(), 102));
-        let e = t.apply(seq(2), Some(seq(1)));
+        let mut e = Encoding::default();
+        t.apply(&seq(2), Some(&seq(1)), &mut e);
         assert_eq!(e.ids, [101, 0, 1, 102, 0, 102]);
         assert_eq!(e.type_ids, [0, 0, 0, 0, 1, 1]);
-        assert_eq!(e.special, [1, 0, 0, 1, 0, 1]);
-        let mut e = e;
+        assert_eq!(e.sequence, [NO_WORD, 0, 0, NO_WORD, 1, NO_WORD]);
         let p = Padding {
             length: None,
             multiple_of: Some(4),
@@ -359,8 +379,6 @@ mod tests {
             pad_type_id: 0,
             pad_token: "[PAD]".into(),
         };
-        p.apply(&mut e, p.target(6));
-        assert_eq!(e.len(), 8);
-        assert_eq!(e.attention[6..], [0, 0]);
+        assert_eq!(p.target(e.len()), 8);
     }
 }

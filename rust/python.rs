@@ -3,7 +3,7 @@
 use crate::encode::{in_pool, par_map, Encoder};
 use crate::error::Error;
 use crate::formats::{byte_unicode, gpt2, hf_json, hf_wordpiece, tiktoken};
-use crate::postprocess::{Encoding, NO_WORD};
+use crate::postprocess::{Batch, Encoding, Padding, NO_WORD};
 use crate::pretokenize::Pattern;
 use crate::specials::Selection;
 use crate::train::{self, PreTokenCounter, Splitter, TieBreak, TrainOptions};
@@ -862,14 +862,17 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 // ----- WordPiece (BERT family) -----
 
-/// One encode result (HF calls it `Encoding`): columns built into Python lists on access.
+/// One encode result (HF calls it `Encoding`): a slice of a shared [`Batch`], plus how many pad
+/// tokens it shows; columns become Python lists on access.
 #[pyclass(module = "subword._core", name = "Encoded", frozen)]
 struct PyEncoded {
-    enc: Encoding,
+    batch: Arc<Batch>,
+    index: usize,
+    pad: usize,
     owner: Arc<WordPieceShared>,
 }
 
-/// What results need from their tokenizer: token strings and ready-made Python ints.
+/// What results need from their tokenizer: token strings, padding and ready-made Python ints.
 struct WordPieceShared {
     tok: WordPieceTokenizer,
     ints: Vec<Py<PyAny>>,
@@ -895,99 +898,132 @@ impl WordPieceShared {
         Arc::new(WordPieceShared { tok, ints })
     }
 
-    fn ids<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(
-            py,
-            ids.iter().map(|&id| match self.ints.get(id as usize) {
-                Some(i) => i.bind(py).clone(),
-                None => match id.into_pyobject(py) {
-                    Ok(i) => i.into_any(),
-                    Err(never) => match never {},
-                },
-            }),
-        )
+    fn int<'py>(&self, py: Python<'py>, id: u32) -> Bound<'py, PyAny> {
+        match self.ints.get(id as usize) {
+            Some(i) => i.bind(py).clone(),
+            None => match id.into_pyobject(py) {
+                Ok(i) => i.into_any(),
+                Err(never) => match never {},
+            },
+        }
     }
 }
 
-fn small_ints<'py>(
-    py: Python<'py>,
-    v: impl ExactSizeIterator<Item = u32>,
-) -> PyResult<Bound<'py, PyList>> {
-    PyList::new(py, v)
+impl PyEncoded {
+    fn cols(&self) -> (&Encoding, std::ops::Range<usize>) {
+        (&self.batch.cols, self.batch.range(self.index))
+    }
+
+    fn pad_left(&self) -> bool {
+        self.owner.tok.padding.as_ref().is_some_and(|p| p.left)
+    }
+
+    /// The column `real` with `pad` copies of `fill` on the padding side.
+    fn padded<T: Clone>(&self, real: impl ExactSizeIterator<Item = T>, fill: T) -> Vec<T> {
+        let mut out = Vec::with_capacity(real.len() + self.pad);
+        if self.pad_left() {
+            out.extend(std::iter::repeat_n(fill.clone(), self.pad));
+            out.extend(real);
+        } else {
+            out.extend(real);
+            out.extend(std::iter::repeat_n(fill, self.pad));
+        }
+        out
+    }
+
+    fn pad_value<T>(&self, f: impl Fn(&Padding) -> T, default: T) -> T {
+        self.owner.tok.padding.as_ref().map_or(default, f)
+    }
 }
 
 #[pymethods]
 impl PyEncoded {
     #[getter]
     fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.owner.ids(py, &self.enc.ids)
+        let (c, r) = self.cols();
+        if self.pad == 0 {
+            return PyList::new(py, c.ids[r].iter().map(|&id| self.owner.int(py, id)));
+        }
+        let pad_id = self.pad_value(|p| p.pad_id, 0);
+        PyList::new(
+            py,
+            self.padded(c.ids[r].iter().copied(), pad_id)
+                .into_iter()
+                .map(|id| self.owner.int(py, id)),
+        )
     }
 
     #[getter]
-    fn type_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        small_ints(py, self.enc.type_ids.iter().copied())
+    fn type_ids(&self) -> Vec<u32> {
+        let (c, r) = self.cols();
+        let fill = self.pad_value(|p| p.pad_type_id, 0);
+        self.padded(c.type_ids[r].iter().copied(), fill)
     }
 
     #[getter]
-    fn attention_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        small_ints(py, self.enc.attention.iter().map(|&x| x as u32))
+    fn attention_mask(&self) -> Vec<u32> {
+        let (_, r) = self.cols();
+        self.padded(std::iter::repeat_n(1, r.len()), 0)
     }
 
+    /// 1 for tokens the template or padding added (HF's rule), 0 for tokens of the text.
     #[getter]
-    fn special_tokens_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        small_ints(py, self.enc.special.iter().map(|&x| x as u32))
+    fn special_tokens_mask(&self) -> Vec<u32> {
+        let (c, r) = self.cols();
+        self.padded(c.words[r].iter().map(|&w| (w == NO_WORD) as u32), 1)
     }
 
     #[getter]
     fn offsets(&self) -> Vec<(u32, u32)> {
-        self.enc.offsets.clone()
+        let (c, r) = self.cols();
+        self.padded(c.offsets[r].iter().copied(), (0, 0))
     }
 
     #[getter]
     fn tokens(&self) -> Vec<String> {
-        let pad = self.owner.tok.padding.as_ref();
-        self.enc
-            .ids
-            .iter()
-            .zip(&self.enc.attention)
-            .map(|(&id, &att)| match (att, pad) {
-                (0, Some(p)) => p.pad_token.clone(),
-                _ => self.owner.tok.token(id).unwrap_or_default().to_string(),
-            })
-            .collect()
+        let (c, r) = self.cols();
+        let tok = &self.owner.tok;
+        let fill = self.pad_value(|p| p.pad_token.clone(), String::new());
+        self.padded(
+            c.ids[r]
+                .iter()
+                .map(|&id| tok.token(id).unwrap_or_default().to_string()),
+            fill,
+        )
     }
 
     /// Index of the word (pre-token) of each token; None for tokens the template or padding added.
     #[getter]
     fn word_ids(&self) -> Vec<Option<u32>> {
-        self.enc
-            .words
-            .iter()
-            .map(|&w| (w != NO_WORD).then_some(w))
-            .collect()
+        let (c, r) = self.cols();
+        self.padded(
+            c.words[r].iter().map(|&w| (w != NO_WORD).then_some(w)),
+            None,
+        )
     }
 
     /// 0 or 1: which input each token comes from; None for added tokens.
     #[getter]
     fn sequence_ids(&self) -> Vec<Option<u32>> {
-        self.enc
-            .sequence
-            .iter()
-            .map(|&w| (w != NO_WORD).then_some(w))
-            .collect()
+        let (c, r) = self.cols();
+        self.padded(
+            c.sequence[r].iter().map(|&w| (w != NO_WORD).then_some(w)),
+            None,
+        )
     }
 
     fn __len__(&self) -> usize {
-        self.enc.ids.len()
+        self.batch.range(self.index).len() + self.pad
     }
 
     fn __repr__(&self) -> String {
-        let head: Vec<String> = self.enc.ids.iter().take(8).map(|i| i.to_string()).collect();
+        let (c, r) = self.cols();
+        let n = r.len() + self.pad;
+        let head: Vec<String> = c.ids[r].iter().take(8).map(|i| i.to_string()).collect();
         format!(
-            "Encoded(num_tokens={}, ids=[{}{}])",
-            self.enc.ids.len(),
+            "Encoded(num_tokens={n}, ids=[{}{}])",
             head.join(", "),
-            if self.enc.ids.len() > 8 { ", …" } else { "" }
+            if n > 8 { ", …" } else { "" }
         )
     }
 }
@@ -996,6 +1032,18 @@ impl PyEncoded {
 #[pyclass(module = "subword._core", name = "WordPieceCore", frozen)]
 struct PyWordPiece {
     shared: Arc<WordPieceShared>,
+}
+
+/// Texts shorter than this (bytes) are encoded without releasing the GIL.
+const RELEASE_GIL_ABOVE: usize = 2048;
+
+fn no_pretokenized(on: bool) -> PyResult<()> {
+    if on {
+        return Err(PyValueError::new_err(
+            "is_pretokenized=True is not supported; pass the text itself",
+        ));
+    }
+    Ok(())
 }
 
 /// A text and its optional pair, as Python strings.
@@ -1027,11 +1075,27 @@ fn batch_items<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
 }
 
 impl PyWordPiece {
-    fn wrap(&self, enc: Encoding) -> PyEncoded {
-        PyEncoded {
-            enc,
-            owner: self.shared.clone(),
+    /// Results for `batches` (in order), padded as the tokenizer says.
+    fn results(&self, batches: Vec<Batch>) -> Vec<PyEncoded> {
+        let longest = batches
+            .iter()
+            .flat_map(|b| (0..b.len()).map(|i| b.range(i).len()))
+            .max()
+            .unwrap_or(0);
+        let mut out = Vec::with_capacity(batches.iter().map(|b| b.len()).sum());
+        for b in batches {
+            let b = Arc::new(b);
+            for index in 0..b.len() {
+                let pad = self.shared.tok.pad_count(b.range(index).len(), longest);
+                out.push(PyEncoded {
+                    batch: b.clone(),
+                    index,
+                    pad,
+                    owner: self.shared.clone(),
+                });
+            }
         }
+        out
     }
 }
 
@@ -1073,27 +1137,45 @@ impl PyWordPiece {
         hf_wordpiece::render(&self.shared.tok)
     }
 
-    #[pyo3(signature = (text, pair=None, add_special_tokens=true))]
+    /// HF's signature; `is_pretokenized` must stay False.
+    #[pyo3(signature = (sequence, pair=None, is_pretokenized=false, add_special_tokens=true))]
     fn encode(
         &self,
         py: Python<'_>,
-        text: &str,
+        sequence: &str,
         pair: Option<&str>,
+        is_pretokenized: bool,
         add_special_tokens: bool,
     ) -> PyResult<PyEncoded> {
-        let enc = py
-            .allow_threads(|| self.shared.tok.encode(text, pair, add_special_tokens))
-            .map_err(to_py)?;
-        Ok(self.wrap(enc))
+        no_pretokenized(is_pretokenized)?;
+        let tok = &self.shared.tok;
+        let run = || tok.encode(sequence, pair, add_special_tokens);
+        // Releasing the GIL costs more than encoding a short text; long ones let other threads run.
+        let batch = if sequence.len() + pair.map_or(0, str::len) < RELEASE_GIL_ABOVE {
+            run()
+        } else {
+            py.allow_threads(run)
+        }
+        .map_err(to_py)?;
+        let n = batch.range(0).len();
+        let pad = tok.pad_count(n, n);
+        Ok(PyEncoded {
+            batch: Arc::new(batch),
+            index: 0,
+            pad,
+            owner: self.shared.clone(),
+        })
     }
 
-    #[pyo3(signature = (inputs, add_special_tokens=true))]
+    #[pyo3(signature = (inputs, is_pretokenized=false, add_special_tokens=true))]
     fn encode_batch(
         &self,
         py: Python<'_>,
         inputs: &Bound<'_, PyAny>,
+        is_pretokenized: bool,
         add_special_tokens: bool,
     ) -> PyResult<Vec<PyEncoded>> {
+        no_pretokenized(is_pretokenized)?;
         let owners = batch_items(inputs)?;
         let items = owners
             .iter()
@@ -1102,7 +1184,7 @@ impl PyWordPiece {
         let all = py
             .allow_threads(|| self.shared.tok.encode_batch(&items, add_special_tokens))
             .map_err(to_py)?;
-        Ok(all.into_iter().map(|e| self.wrap(e)).collect())
+        Ok(self.results(all))
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=true))]

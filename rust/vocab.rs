@@ -37,6 +37,12 @@ fn pack(b: &[u8]) -> u128 {
     u128::from_le_bytes(buf)
 }
 
+/// [`pack`] for keys of 1..=15 bytes; None otherwise.
+#[inline(always)]
+pub(crate) fn pack_short(b: &[u8]) -> Option<u128> {
+    (!b.is_empty() && b.len() <= SHORT).then(|| pack(b))
+}
+
 pub struct Vocab {
     encoder: FxHashMap<Box<[u8]>, Rank>,
     /// The tokens of at most `SHORT` bytes again, keyed by their bytes packed into a `u128`: most

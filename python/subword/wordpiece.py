@@ -216,19 +216,18 @@ class WordPieceTokenizer(Tokenizer):
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
     ):
-        if is_pretokenized:
-            raise ValueError("is_pretokenized=True is not supported; pass the text itself")
-        if not isinstance(sequence, str) or not (pair is None or isinstance(pair, str)):
-            bad = sequence if not isinstance(sequence, str) else pair
-            raise TypeError(f"encode expects str, got {type(bad).__name__}")
-        return self._ready().encode(sequence, pair, add_special_tokens)
+        """Encode a text (or a pair): ids, tokens, offsets, type ids and masks in ``Encoded``."""
+        return (self._core or self._ready()).encode(
+            sequence, pair, is_pretokenized, add_special_tokens
+        )
 
     def encode_batch(
         self, inputs: Sequence, is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> list:
-        if is_pretokenized:
-            raise ValueError("is_pretokenized=True is not supported; pass the texts themselves")
-        return self._ready().encode_batch(inputs, add_special_tokens)
+        """Encode many texts or (text, pair) tuples in parallel, padded together if enabled."""
+        return (self._core or self._ready()).encode_batch(
+            inputs, is_pretokenized, add_special_tokens
+        )
 
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         return self._ready().num_special_tokens_to_add(is_pair)

@@ -8,6 +8,7 @@
 //! characters those tables do not know yet (newer emoji are "unassigned" there, so they survive
 //! cleaning but are neither marks nor punctuation).
 
+pub mod classes;
 pub mod normalize;
 pub mod split;
 

@@ -6,6 +6,7 @@
 //! drop nonspacing marks, lowercase. Runs end at ASCII characters, which are NFD starters, so
 //! canonical reordering never crosses a run boundary and per-run NFD equals whole-text NFD.
 
+use super::classes::{flags, BERT_SPACE, CJK, DROP, LOWER_SELF, STABLE};
 use unicode_categories::UnicodeCategories;
 use unicode_normalization_alignments::UnicodeNormalization;
 
@@ -116,6 +117,17 @@ fn ascii_action(b: u8) -> AsciiAction {
     }
 }
 
+/// The canonical decomposition of a precomposed Hangul syllable (Unicode's algorithm).
+fn hangul_jamo(c: char) -> Option<[Option<char>; 3]> {
+    let s = (c as u32).checked_sub(0xAC00).filter(|&s| s < 11172)?;
+    let (l, v, t) = (0x1100 + s / 588, 0x1161 + (s % 588) / 28, 0x11A7 + s % 28);
+    Some([
+        char::from_u32(l),
+        char::from_u32(v),
+        (t != 0x11A7).then(|| char::from_u32(t)).flatten(),
+    ])
+}
+
 impl BertNormalizer {
     /// Append the normalization of `text` to `out`; `first_char` is the original index of
     /// `text`'s first character.
@@ -130,55 +142,86 @@ impl BertNormalizer {
                 if !run.is_empty() {
                     self.flush(&mut run, out);
                 }
-                let action = if self.clean_text {
-                    ASCII_ACTIONS[b as usize]
-                } else {
-                    AsciiAction::Keep
-                };
-                match action {
-                    AsciiAction::Drop => {}
-                    AsciiAction::Space => out.push_ascii(b' ', idx),
-                    AsciiAction::Keep => {
-                        let b = if self.lowercase {
-                            b.to_ascii_lowercase()
-                        } else {
-                            b
-                        };
-                        out.push_ascii(b, idx);
-                    }
+                // A stretch of ASCII maps byte for byte (dropped bytes end it): one bulk copy.
+                let end = bytes[i..]
+                    .iter()
+                    .position(|&x| {
+                        x >= 0x80
+                            || (self.clean_text && ASCII_ACTIONS[x as usize] == AsciiAction::Drop)
+                    })
+                    .map_or(bytes.len(), |k| i + k);
+                if end == i {
+                    // a dropped byte
+                    i += 1;
+                    idx += 1;
+                    continue;
                 }
-                i += 1;
+                let (lower, clean) = (self.lowercase, self.clean_text);
+                let mapped = bytes[i..end].iter().map(|&x| {
+                    if clean && ASCII_ACTIONS[x as usize] == AsciiAction::Space {
+                        b' '
+                    } else if lower {
+                        x.to_ascii_lowercase()
+                    } else {
+                        x
+                    }
+                });
+                // SAFETY: only ASCII bytes are appended, so the text stays valid UTF-8.
+                unsafe { out.text.as_mut_vec() }.extend(mapped);
+                out.origin.extend(idx..idx + (end - i) as u32);
+                idx += (end - i) as u32;
+                i = end;
+                continue;
             } else {
                 let c = text[i..].chars().next().expect("char boundary");
                 i += c.len_utf8();
-                let c = if self.clean_text {
-                    if c == '\u{fffd}' || is_control(c) {
-                        idx += 1;
-                        continue;
-                    }
-                    if is_whitespace(c) {
-                        ' '
+                let f = flags(c);
+                if self.clean_text && f & DROP != 0 {
+                    idx += 1;
+                    continue;
+                }
+                if self.clean_text && f & BERT_SPACE != 0 {
+                    self.flush(&mut run, out);
+                    out.push_ascii(b' ', idx);
+                } else if self.handle_chinese_chars && f & CJK != 0 {
+                    if self.strip_accents && f & STABLE == 0 {
+                        run.extend([(' ', idx), (c, idx), (' ', idx)]);
                     } else {
-                        c
+                        self.flush(&mut run, out);
+                        out.push_ascii(b' ', idx);
+                        out.push(c, idx);
+                        out.push_ascii(b' ', idx);
                     }
-                } else {
-                    c
-                };
-                if self.handle_chinese_chars && is_chinese_char(c) {
-                    run.extend([(' ', idx), (c, idx), (' ', idx)]);
+                } else if !self.strip_accents || f & STABLE != 0 {
+                    // A starter NFD leaves alone bounds any reordering: no run needed.
+                    self.flush(&mut run, out);
+                    if self.lowercase && f & LOWER_SELF == 0 {
+                        for l in c.to_lowercase() {
+                            out.push(l, idx);
+                        }
+                    } else {
+                        out.push(c, idx);
+                    }
+                } else if let Some(jamo) = hangul_jamo(c) {
+                    // Hangul syllables decompose by arithmetic into starters without case.
+                    self.flush(&mut run, out);
+                    for j in jamo.into_iter().flatten() {
+                        out.push(j, idx);
+                    }
                 } else {
                     run.push((c, idx));
                 }
             }
             idx += 1;
         }
-        if !run.is_empty() {
-            self.flush(&mut run, out);
-        }
+        self.flush(&mut run, out);
     }
 
     /// Accents, then case, on a run of non-ASCII characters (and the spaces put around CJK).
     fn flush(&self, run: &mut Vec<(char, u32)>, out: &mut Normalized) {
+        if run.is_empty() {
+            return;
+        }
         let mut emit = |c: char, origin: u32| {
             if self.lowercase {
                 for l in c.to_lowercase() {
@@ -238,6 +281,16 @@ mod tests {
     fn ascii_table_matches_the_unicode_rules() {
         for b in 0..128u8 {
             assert_eq!(ASCII_ACTIONS[b as usize], ascii_action(b), "byte {b:#x}");
+        }
+    }
+
+    #[test]
+    fn hangul_arithmetic_matches_nfd() {
+        for cp in (0xAC00..0xAC00 + 11172).step_by(13) {
+            let c = char::from_u32(cp).unwrap();
+            let fast: String = hangul_jamo(c).unwrap().into_iter().flatten().collect();
+            let nfd: String = std::iter::once(c).nfd().map(|(c, _)| c).collect();
+            assert_eq!(fast, nfd, "U+{cp:04X}");
         }
     }
 

@@ -1,6 +1,7 @@
 //! HF's BertPreTokenizer on normalized text: whitespace separates words and is dropped, every
 //! punctuation character (ASCII punctuation or Unicode P*) is a word of its own.
 
+use super::classes::{flags, PUNCT, SPACE};
 use unicode_categories::UnicodeCategories;
 
 pub fn is_punctuation(c: char) -> bool {
@@ -36,9 +37,10 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(usize, usize)) {
             (ASCII_CLASS[b as usize], 1)
         } else {
             let c = text[i..].chars().next().expect("char boundary");
-            let class = if c.is_whitespace() {
+            let f = flags(c);
+            let class = if f & SPACE != 0 {
                 1
-            } else if is_punctuation(c) {
+            } else if f & PUNCT != 0 {
                 2
             } else {
                 0

@@ -7,11 +7,17 @@ pub mod pipeline;
 pub mod trie;
 
 use crate::error::{Error, Result};
+use crate::vocab::pack_short;
+use rustc_hash::FxHashMap;
 use trie::Trie;
 
 pub struct WordPiece {
     /// Token string by id (ids are dense: 0..len).
     tokens: Vec<String>,
+    /// Word-initial tokens of up to 15 bytes, keyed by their bytes packed into a `u128` (with the
+    /// length): most words of natural text are one such token, and one integer-keyed lookup
+    /// finds them faster than a walk down the trie (or a byte-string key and its `memcmp`).
+    whole: FxHashMap<u128, u32>,
     initial: Trie,
     /// Continuation pieces, keyed without their prefix.
     continuing: Trie,
@@ -48,7 +54,14 @@ impl WordPiece {
                 t.strip_prefix(prefix).map(|s| (s.as_bytes(), id as u32))
             }
         }));
+        let mut whole = FxHashMap::default();
+        for (id, t) in tokens.iter().enumerate() {
+            if let Some(key) = pack_short(t.as_bytes()) {
+                whole.entry(key).or_insert(id as u32);
+            }
+        }
         Ok(WordPiece {
+            whole,
             tokens,
             initial,
             continuing,
@@ -65,6 +78,10 @@ impl WordPiece {
         let too_long = b.len() > self.max_chars && word.chars().count() > self.max_chars;
         let mark = out.len();
         if !too_long {
+            if let Some(&id) = pack_short(b).and_then(|k| self.whole.get(&k)) {
+                out.push((id, 0, b.len() as u32));
+                return;
+            }
             let mut pos = 0;
             while pos < b.len() {
                 let trie = if pos == 0 {

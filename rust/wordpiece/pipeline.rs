@@ -5,7 +5,7 @@
 use super::WordPiece;
 use crate::bert::{for_each_word, BertNormalizer, Normalized};
 use crate::error::{Error, Result};
-use crate::postprocess::{Encoding, Padding, Template, Truncation};
+use crate::postprocess::{Batch, Encoding, Padding, Template, Truncation};
 use aho_corasick::AhoCorasick;
 use std::cell::RefCell;
 
@@ -33,9 +33,22 @@ pub struct WordPieceTokenizer {
     pub decoder: Option<WordPieceDecoder>,
 }
 
-thread_local! {
-    static SCRATCH: RefCell<(Normalized, Vec<(u32, u32, u32)>)> = RefCell::default();
+/// Per-thread buffers reused from text to text.
+#[derive(Default)]
+struct Scratch {
+    norm: Normalized,
+    pieces: Vec<(u32, u32, u32)>,
+    a: Encoding,
+    b: Encoding,
+    out: Encoding,
 }
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// Texts per parallel task in a batch: enough to amortize a task, small enough to balance.
+const BATCH_CHUNK: usize = 64;
 
 fn count_chars(b: &[u8]) -> u32 {
     b.iter().filter(|&&x| (x as i8) >= -0x40).count() as u32
@@ -104,131 +117,142 @@ impl WordPieceTokenizer {
         &self.added
     }
 
-    /// One sequence through added tokens, normalizer, pre-tokenizer and model.
-    pub fn encode_sequence(&self, text: &str, type_id: u32) -> Encoding {
-        let mut enc = Encoding::default();
+    /// One sequence through added tokens, normalizer, pre-tokenizer and model, into `enc`.
+    fn encode_sequence(&self, text: &str, sequence: u32, s: &mut Scratch, which_b: bool) {
+        let Scratch {
+            norm, pieces, a, b, ..
+        } = s;
+        let enc = if which_b { b } else { a };
+        enc.clear();
         let bytes = text.as_bytes();
         let mut word = 0u32;
         let mut chars = 0u32;
         let mut at = 0usize;
-        SCRATCH.with(|s| {
-            let (norm, pieces) = &mut *s.borrow_mut();
-            let mut gap = |enc: &mut Encoding, seg: &str, first_char: u32, word: &mut u32| {
-                if seg.is_empty() {
-                    return;
-                }
-                norm.clear();
-                match &self.normalizer {
-                    Some(n) => n.normalize_into(seg, first_char, norm),
-                    None => {
-                        let mut idx = first_char;
-                        for c in seg.chars() {
-                            norm.text.push(c);
-                            norm.origin.extend(std::iter::repeat_n(idx, c.len_utf8()));
-                            idx += 1;
-                        }
+        let mut gap = |enc: &mut Encoding, seg: &str, first_char: u32, word: &mut u32| {
+            if seg.is_empty() {
+                return;
+            }
+            norm.clear();
+            match &self.normalizer {
+                Some(n) => n.normalize_into(seg, first_char, norm),
+                None => {
+                    for (idx, c) in (first_char..).zip(seg.chars()) {
+                        norm.text.push(c);
+                        norm.origin.extend(std::iter::repeat_n(idx, c.len_utf8()));
                     }
                 }
-                let (ntext, origin) = (&norm.text, &norm.origin);
-                for_each_word(ntext, |s, e| {
-                    pieces.clear();
-                    self.model.encode_word(&ntext[s..e], pieces);
-                    for &(id, ps, pe) in pieces.iter() {
-                        let (ps, pe) = (s + ps as usize, s + pe as usize);
-                        enc.push(id, (origin[ps], origin[pe - 1] + 1), *word);
-                    }
-                    *word += 1;
-                });
-            };
-            if let Some(m) = &self.matcher {
-                for hit in m.find_iter(bytes) {
-                    let seg = &text[at..hit.start()];
-                    gap(&mut enc, seg, chars, &mut word);
-                    chars += count_chars(seg.as_bytes());
-                    let n = count_chars(&bytes[hit.start()..hit.end()]);
-                    enc.push(
-                        self.added[hit.pattern().as_usize()].id,
-                        (chars, chars + n),
-                        word,
-                    );
-                    word += 1;
-                    chars += n;
-                    at = hit.end();
+            }
+            let (ntext, origin) = (&norm.text, &norm.origin);
+            for_each_word(ntext, |s, e| {
+                pieces.clear();
+                self.model.encode_word(&ntext[s..e], pieces);
+                for &(id, ps, pe) in pieces.iter() {
+                    let (ps, pe) = (s + ps as usize, s + pe as usize);
+                    enc.push(id, (origin[ps], origin[pe - 1] + 1), *word);
                 }
+                *word += 1;
+            });
+        };
+        if let Some(m) = &self.matcher {
+            for hit in m.find_iter(bytes) {
+                let seg = &text[at..hit.start()];
+                gap(enc, seg, chars, &mut word);
+                chars += count_chars(seg.as_bytes());
+                let n = count_chars(&bytes[hit.start()..hit.end()]);
+                enc.push(
+                    self.added[hit.pattern().as_usize()].id,
+                    (chars, chars + n),
+                    word,
+                );
+                word += 1;
+                chars += n;
+                at = hit.end();
             }
-            gap(&mut enc, &text[at..], chars, &mut word);
-        });
-        if type_id != 0 {
-            enc.type_ids.iter_mut().for_each(|t| *t = type_id);
-            enc.sequence.iter_mut().for_each(|t| *t = 1);
         }
-        enc
+        gap(enc, &text[at..], chars, &mut word);
+        if sequence != 0 {
+            enc.type_ids.iter_mut().for_each(|t| *t = sequence);
+            enc.sequence.iter_mut().for_each(|t| *t = sequence);
+        }
     }
 
-    /// Encode a text or a pair, truncated and with the template's tokens; padded only to a fixed
-    /// length (padding to the longest is for batches).
-    pub fn encode(&self, text: &str, pair: Option<&str>, add_special: bool) -> Result<Encoding> {
-        let mut e = self.encode_unpadded(text, pair, add_special)?;
-        if let Some(p) = &self.padding {
-            if p.length.is_some() || p.multiple_of.is_some() {
-                let target = p.target(e.len());
-                p.apply(&mut e, target);
-            }
-        }
-        Ok(e)
-    }
-
-    fn encode_unpadded(
+    /// A text or a pair, truncated and with the template's tokens, into `s.out` (unpadded).
+    fn encode_into(
         &self,
         text: &str,
         pair: Option<&str>,
         add_special: bool,
-    ) -> Result<Encoding> {
-        let mut a = self.encode_sequence(text, 0);
-        let mut b = pair.map(|p| self.encode_sequence(p, 1));
+        s: &mut Scratch,
+    ) -> Result<()> {
+        self.encode_sequence(text, 0, s, false);
+        if let Some(p) = pair {
+            self.encode_sequence(p, 1, s, true);
+        }
         let template = self.template.as_ref().filter(|_| add_special);
         if let Some(t) = &self.truncation {
-            let added = template.map_or(0, |tp| tp.added(b.is_some()));
-            t.apply(&mut a, b.as_mut(), added)?;
+            let added = template.map_or(0, |tp| tp.added(pair.is_some()));
+            t.apply(&mut s.a, pair.map(|_| &mut s.b), added)?;
         }
-        Ok(match (template, b) {
-            (Some(t), b) => t.apply(a, b),
-            (None, Some(b)) => {
-                let mut a = a;
-                for (k, &id) in b.ids.iter().enumerate() {
-                    a.push(id, b.offsets[k], b.words[k]);
-                    *a.type_ids.last_mut().unwrap() = b.type_ids[k];
-                    *a.sequence.last_mut().unwrap() = 1;
+        let b = pair.map(|_| &s.b);
+        match template {
+            Some(t) => t.apply(&s.a, b, &mut s.out),
+            None => {
+                s.out.clear();
+                s.out.extend_from(&s.a, None, None);
+                if let Some(b) = b {
+                    s.out.extend_from(b, None, None);
                 }
-                a
             }
-            (None, None) => a,
+        }
+        Ok(())
+    }
+
+    /// Encode a text or a pair (one item of a batch): truncated, with the template's tokens.
+    /// Padding is left to the reader ([`Self::pad_count`]).
+    pub fn encode(&self, text: &str, pair: Option<&str>, add_special: bool) -> Result<Batch> {
+        SCRATCH.with(|cell| {
+            let s = &mut *cell.borrow_mut();
+            self.encode_into(text, pair, add_special, s)?;
+            let mut batch = Batch::with_capacity(s.out.len(), 1);
+            batch.push(&s.out);
+            Ok(batch)
         })
     }
 
-    /// Encode many inputs in parallel; padding to the longest looks at the whole batch.
+    /// Encode many inputs in parallel, in chunks that each fill one [`Batch`], in input order.
     pub fn encode_batch(
         &self,
         inputs: &[(&str, Option<&str>)],
         add_special: bool,
-    ) -> Result<Vec<Encoding>> {
+    ) -> Result<Vec<Batch>> {
         use rayon::prelude::*;
-        let mut out: Vec<Encoding> = inputs
-            .par_iter()
-            .with_min_len(16)
-            .map(|&(a, b)| self.encode_unpadded(a, b, add_special))
-            .collect::<Result<_>>()?;
-        if let Some(p) = &self.padding {
-            let longest = out.iter().map(|e| e.len()).max().unwrap_or(0);
-            let target = p.target(longest);
-            out.par_iter_mut().for_each(|e| p.apply(e, target));
-        }
-        Ok(out)
+        inputs
+            .par_chunks(BATCH_CHUNK)
+            .map(|chunk| {
+                SCRATCH.with(|cell| {
+                    let s = &mut *cell.borrow_mut();
+                    // About one token per four bytes: reserve once instead of growing.
+                    let bytes: usize = chunk
+                        .iter()
+                        .map(|(a, b)| a.len() + b.map_or(0, str::len))
+                        .sum();
+                    let mut batch = Batch::with_capacity(bytes / 4 + 4 * chunk.len(), chunk.len());
+                    for &(a, b) in chunk {
+                        self.encode_into(a, b, add_special, s)?;
+                        batch.push(&s.out);
+                    }
+                    Ok(batch)
+                })
+            })
+            .collect()
     }
 
-    /// Only the ids (no offsets kept): the fast path for counting and model input.
-    pub fn encode_ids(&self, text: &str, add_special: bool) -> Result<Vec<u32>> {
-        Ok(self.encode(text, None, add_special)?.ids)
+    /// How many pad tokens a result of `len` tokens gets in a batch whose longest has `longest`.
+    pub fn pad_count(&self, len: usize, longest: usize) -> usize {
+        match &self.padding {
+            Some(p) => p.target(longest).saturating_sub(len),
+            None => 0,
+        }
     }
 
     pub fn token(&self, id: u32) -> Option<&str> {

@@ -78,7 +78,13 @@ impl Trie {
             self.first[node as usize] as usize,
             self.first[node as usize + 1] as usize,
         );
-        match self.labels[s..e].iter().position(|&l| l == b) {
+        let labels = &self.labels[s..e];
+        let found = if labels.len() <= 8 {
+            labels.iter().position(|&l| l == b)
+        } else {
+            labels.binary_search(&b).ok()
+        };
+        match found {
             Some(k) => self.children[s + k],
             None => NONE,
         }
