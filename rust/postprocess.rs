@@ -2,6 +2,7 @@
 //! and padding — HF's post-processing steps, on one plain `Encoding` record.
 
 use crate::error::{Error, Result};
+use std::ops::Range;
 
 /// One encoded sequence (or pair), column by column. Offsets are character offsets into the text
 /// the tokens came from; tokens the template adds have (0, 0) and no word. Padding is not stored:
@@ -45,23 +46,14 @@ impl Encoding {
         self.sequence.clear();
     }
 
-    fn truncate(&mut self, n: usize, left: bool) {
-        if self.len() <= n {
-            return;
-        }
-        if left {
-            let cut = self.len() - n;
-            self.ids.drain(..cut);
-            self.type_ids.drain(..cut);
-            self.offsets.drain(..cut);
-            self.words.drain(..cut);
-            self.sequence.drain(..cut);
-        } else {
-            self.ids.truncate(n);
-            self.type_ids.truncate(n);
-            self.offsets.truncate(n);
-            self.words.truncate(n);
-            self.sequence.truncate(n);
+    /// The tokens in `r`, as an encoding of their own.
+    pub fn slice(&self, r: Range<usize>) -> Encoding {
+        Encoding {
+            ids: self.ids[r.clone()].to_vec(),
+            type_ids: self.type_ids[r.clone()].to_vec(),
+            offsets: self.offsets[r.clone()].to_vec(),
+            words: self.words[r.clone()].to_vec(),
+            sequence: self.sequence[r].to_vec(),
         }
     }
 
@@ -89,12 +81,62 @@ impl Encoding {
     }
 }
 
+/// An encoding with the windows truncation cut off, each of which may carry windows of its own:
+/// HF merges a pair's windows pairwise and keeps that nesting, so subword keeps it too.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Windows {
+    pub enc: Encoding,
+    pub overflow: Vec<Windows>,
+}
+
+impl Windows {
+    pub fn new(enc: Encoding) -> Windows {
+        Windows {
+            enc,
+            overflow: Vec::new(),
+        }
+    }
+
+    /// `self` followed by `other`, with overflowing windows combined the way HF's
+    /// `Encoding::merge_with` combines them: each of ours with `other` and with each of its
+    /// windows, then the whole of `self` with each of `other`'s windows.
+    pub fn merge(&self, other: &Windows) -> Windows {
+        let mut overflow = Vec::new();
+        for mine in &self.overflow {
+            overflow.push(mine.merge(other));
+            for theirs in &other.overflow {
+                overflow.push(mine.merge(theirs));
+            }
+        }
+        for theirs in &other.overflow {
+            overflow.push(self.merge(theirs));
+        }
+        let mut enc = self.enc.clone();
+        enc.extend_from(&other.enc, None, None);
+        Windows { enc, overflow }
+    }
+
+    /// Give every token of every window `type_id` and `sequence`.
+    fn relabel(&mut self, type_id: u32, sequence: u32) {
+        self.enc.type_ids.iter_mut().for_each(|t| *t = type_id);
+        self.enc.sequence.iter_mut().for_each(|s| *s = sequence);
+        for o in &mut self.overflow {
+            o.relabel(type_id, sequence);
+        }
+    }
+}
+
 /// Many encodings in one set of columns: a batch costs a few allocations, not a few per text.
+/// Each item is a main encoding in one slot; slots may have overflowing windows (child slots).
 #[derive(Debug, Default)]
 pub struct Batch {
     pub cols: Encoding,
-    /// Item i is `bounds[i]..bounds[i + 1]`.
+    /// Slot s is `bounds[s]..bounds[s + 1]`.
     pub bounds: Vec<usize>,
+    /// Main slot of each item.
+    pub items: Vec<u32>,
+    /// Slots with overflowing windows: slot -> its window slots (absent: none).
+    pub children: rustc_hash::FxHashMap<u32, Vec<u32>>,
 }
 
 impl Batch {
@@ -110,27 +152,63 @@ impl Batch {
                 sequence: Vec::with_capacity(tokens),
             },
             bounds,
+            items: Vec::with_capacity(items),
+            children: Default::default(),
         }
     }
 
-    pub fn push(&mut self, e: &Encoding) {
+    fn push_slot(&mut self, e: &Encoding) -> u32 {
         if self.bounds.is_empty() {
             self.bounds.push(0);
         }
         self.cols.extend_from(e, None, None);
         self.bounds.push(self.cols.len());
+        (self.bounds.len() - 2) as u32
     }
 
+    /// Add an item without overflowing windows.
+    pub fn push(&mut self, main: &Encoding) {
+        let slot = self.push_slot(main);
+        self.items.push(slot);
+    }
+
+    /// Add an item with its windows.
+    pub fn push_windows(&mut self, w: &Windows) {
+        let slot = self.push_tree(w);
+        self.items.push(slot);
+    }
+
+    fn push_tree(&mut self, w: &Windows) -> u32 {
+        let slot = self.push_slot(&w.enc);
+        if !w.overflow.is_empty() {
+            let kids = w.overflow.iter().map(|o| self.push_tree(o)).collect();
+            self.children.insert(slot, kids);
+        }
+        slot
+    }
+
+    /// Number of items.
     pub fn len(&self) -> usize {
-        self.bounds.len().saturating_sub(1)
+        self.items.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.items.is_empty()
     }
 
-    pub fn range(&self, i: usize) -> std::ops::Range<usize> {
-        self.bounds[i]..self.bounds[i + 1]
+    /// Token range of slot `s`.
+    pub fn slot(&self, s: usize) -> Range<usize> {
+        self.bounds[s]..self.bounds[s + 1]
+    }
+
+    /// Main slot of item `i`.
+    pub fn item(&self, i: usize) -> usize {
+        self.items[i] as usize
+    }
+
+    /// The window slots of slot `s`.
+    pub fn overflow(&self, s: usize) -> &[u32] {
+        self.children.get(&(s as u32)).map_or(&[], |v| v.as_slice())
     }
 }
 
@@ -238,6 +316,44 @@ impl Template {
     }
 }
 
+impl Template {
+    /// [`Template::apply`] for sequences with overflowing windows: HF folds the template's pieces
+    /// together one merge at a time, which decides how windows combine.
+    pub fn apply_windows(&self, mut a: Windows, b: Option<Windows>) -> Windows {
+        let pair = b.is_some();
+        let mut b = b;
+        let template = if pair { &self.pair } else { &self.single };
+        let mut out: Option<Windows> = None;
+        for p in template {
+            let piece = match p {
+                Piece::Special(name, type_id) => {
+                    let mut e = Encoding::default();
+                    for &id in self.ids_of(name).unwrap_or(&[]) {
+                        e.push_added(id, *type_id);
+                    }
+                    Windows::new(e)
+                }
+                Piece::Sequence(false, type_id) => {
+                    a.relabel(*type_id, 0);
+                    a.clone()
+                }
+                Piece::Sequence(true, type_id) => match b.as_mut() {
+                    Some(b) => {
+                        b.relabel(*type_id, 1);
+                        b.clone()
+                    }
+                    None => continue,
+                },
+            };
+            out = Some(match out {
+                None => piece,
+                Some(o) => o.merge(&piece),
+            });
+        }
+        out.unwrap_or_default()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TruncationStrategy {
     LongestFirst,
@@ -255,54 +371,102 @@ pub struct Truncation {
 }
 
 impl Truncation {
-    /// Cut `a` (and `b`) so that together, plus `added` template tokens, they fit `max_length`.
-    pub fn apply(&self, a: &mut Encoding, b: Option<&mut Encoding>, added: usize) -> Result<()> {
+    /// How many tokens `a` (and `b`) may keep so that together, plus `added` template tokens,
+    /// they fit `max_length`; None where nothing needs cutting.
+    pub fn lengths(
+        &self,
+        a: usize,
+        b: Option<usize>,
+        added: usize,
+    ) -> Result<(Option<usize>, Option<usize>)> {
         let budget = self.max_length.saturating_sub(added);
-        let total = a.len() + b.as_ref().map_or(0, |b| b.len());
-        if total <= budget {
-            return Ok(());
+        if a + b.unwrap_or(0) <= budget {
+            return Ok((None, None));
         }
         match (b, self.strategy) {
             (None, TruncationStrategy::OnlySecond) => Err(Error::invalid(
                 "truncation strategy only_second needs a pair of sequences",
             )),
-            (None, _) => {
-                a.truncate(budget, self.left);
-                Ok(())
-            }
+            (None, _) => Ok((Some(budget), None)),
             (Some(b), TruncationStrategy::LongestFirst) => {
                 // HF's rule: the shorter keeps up to half the budget (rounded down), the longer
                 // (the second on ties) the rest.
-                let first_longer = a.len() > b.len();
-                let small = a.len().min(b.len()).min(budget / 2);
+                let small = a.min(b).min(budget / 2);
                 let large = budget - small;
-                let (n1, n2) = if first_longer {
-                    (large, small)
+                Ok(if a > b {
+                    (Some(large), Some(small))
                 } else {
-                    (small, large)
-                };
-                a.truncate(n1, self.left);
-                b.truncate(n2, self.left);
-                Ok(())
+                    (Some(small), Some(large))
+                })
             }
             (Some(b), strategy) => {
                 let (target, other) = if strategy == TruncationStrategy::OnlyFirst {
-                    (a, b.len())
+                    (a, b)
                 } else {
-                    (b, a.len())
+                    (b, a)
                 };
                 // HF's rule: the truncated sequence must keep at least one token.
-                let keep = budget.checked_sub(other).filter(|&k| k > 0).ok_or_else(|| {
-                    Error::invalid(format!(
-                        "cannot truncate to max_length={} with this strategy: the other sequence \
-                         alone is too long; use strategy longest_first",
-                        self.max_length
-                    ))
-                })?;
-                target.truncate(keep, self.left);
-                Ok(())
+                let keep = budget
+                    .checked_sub(other)
+                    .filter(|&k| k > 0 && k < target)
+                    .ok_or_else(|| {
+                        Error::invalid(format!(
+                            "cannot truncate to max_length={} with this strategy: the other \
+                             sequence alone is too long; use strategy longest_first",
+                            self.max_length
+                        ))
+                    })?;
+                Ok(if strategy == TruncationStrategy::OnlyFirst {
+                    (Some(keep), None)
+                } else {
+                    (None, Some(keep))
+                })
             }
         }
+    }
+
+    /// The windows a sequence of `len` tokens is cut into when it may keep `keep`: the first is
+    /// the kept part, the others overflow, each `stride` tokens overlapping the one before (HF's
+    /// overflowing tokens).
+    pub fn windows(&self, len: usize, keep: Option<usize>) -> Result<Vec<Range<usize>>> {
+        let keep = match keep {
+            Some(k) if k < len => k,
+            _ => return Ok(vec![0..len]),
+        };
+        if keep == 0 {
+            return Ok(vec![0..0, 0..len]);
+        }
+        if self.stride >= keep {
+            return Err(Error::invalid(format!(
+                "stride={} must be less than the {keep} tokens a sequence keeps here \
+                 (max_length minus the special tokens); lower the stride",
+                self.stride
+            )));
+        }
+        let step = keep - self.stride;
+        let mut out = Vec::new();
+        if self.left {
+            let mut stop = len;
+            loop {
+                let start = stop.saturating_sub(keep);
+                out.push(start..stop);
+                if start == 0 || stop <= step {
+                    break;
+                }
+                stop -= step;
+            }
+        } else {
+            let mut start = 0;
+            loop {
+                let stop = (start + keep).min(len);
+                out.push(start..stop);
+                if stop == len {
+                    break;
+                }
+                start += step;
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -357,10 +521,19 @@ mod tests {
             (3, 6, (2, 3)),
             (2, 9, (2, 3)),
         ] {
-            let (mut a, mut b) = (seq(n1), seq(n2));
-            t.apply(&mut a, Some(&mut b), 3).unwrap();
-            assert_eq!((a.len(), b.len()), want, "{n1} {n2}");
+            let (a, b) = t.lengths(n1, Some(n2), 3).unwrap();
+            assert_eq!((a.unwrap(), b.unwrap()), want, "{n1} {n2}");
         }
+        let strided = Truncation {
+            stride: 1,
+            ..t.clone()
+        };
+        assert_eq!(strided.windows(7, Some(3)).unwrap(), [0..3, 2..5, 4..7]);
+        let left = Truncation {
+            left: true,
+            ..strided
+        };
+        assert_eq!(left.windows(7, Some(3)).unwrap(), [4..7, 2..5, 0..3]);
     }
 
     #[test]
@@ -368,6 +541,8 @@ mod tests {
         let t = Template::bert(("[CLS]".into(), 101), ("[SEP]".into(), 102));
         let mut e = Encoding::default();
         t.apply(&seq(2), Some(&seq(1)), &mut e);
+        let merged = t.apply_windows(Windows::new(seq(2)), Some(Windows::new(seq(1))));
+        assert_eq!(merged.enc, e);
         assert_eq!(e.ids, [101, 0, 1, 102, 0, 102]);
         assert_eq!(e.type_ids, [0, 0, 0, 0, 1, 1]);
         assert_eq!(e.sequence, [NO_WORD, 0, 0, NO_WORD, 1, NO_WORD]);

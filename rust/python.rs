@@ -867,8 +867,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pyclass(module = "subword._core", name = "Encoded", frozen)]
 struct PyEncoded {
     batch: Arc<Batch>,
-    index: usize,
+    /// The batch slot holding this encoding.
+    slot: usize,
     pad: usize,
+    /// The length padding brings results of this call to (0 without padding).
+    target: usize,
     owner: Arc<WordPieceShared>,
 }
 
@@ -911,7 +914,7 @@ impl WordPieceShared {
 
 impl PyEncoded {
     fn cols(&self) -> (&Encoding, std::ops::Range<usize>) {
-        (&self.batch.cols, self.batch.range(self.index))
+        (&self.batch.cols, self.batch.slot(self.slot))
     }
 
     fn pad_left(&self) -> bool {
@@ -1013,7 +1016,27 @@ impl PyEncoded {
     }
 
     fn __len__(&self) -> usize {
-        self.batch.range(self.index).len() + self.pad
+        self.batch.slot(self.slot).len() + self.pad
+    }
+
+    /// The windows truncation cut off (with a stride, each overlapping the one before).
+    #[getter]
+    fn overflowing(&self) -> Vec<PyEncoded> {
+        self.batch
+            .overflow(self.slot)
+            .iter()
+            .map(|&slot| {
+                let slot = slot as usize;
+                PyEncoded {
+                    batch: self.batch.clone(),
+                    slot,
+                    // Padded like every result of the call, as in HF.
+                    pad: self.target.saturating_sub(self.batch.slot(slot).len()),
+                    target: self.target,
+                    owner: self.owner.clone(),
+                }
+            })
+            .collect()
     }
 
     fn __repr__(&self) -> String {
@@ -1075,22 +1098,25 @@ fn batch_items<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
 }
 
 impl PyWordPiece {
-    /// Results for `batches` (in order), padded as the tokenizer says.
+    /// Results for `batches` (in order), padded as the tokenizer says (overflowing windows to
+    /// the same length as their main encoding).
     fn results(&self, batches: Vec<Batch>) -> Vec<PyEncoded> {
         let longest = batches
             .iter()
-            .flat_map(|b| (0..b.len()).map(|i| b.range(i).len()))
+            .flat_map(|b| (0..b.len()).map(|i| b.slot(b.item(i)).len()))
             .max()
             .unwrap_or(0);
+        let target = self.shared.tok.pad_target(longest);
         let mut out = Vec::with_capacity(batches.iter().map(|b| b.len()).sum());
         for b in batches {
             let b = Arc::new(b);
-            for index in 0..b.len() {
-                let pad = self.shared.tok.pad_count(b.range(index).len(), longest);
+            for i in 0..b.len() {
+                let slot = b.item(i);
                 out.push(PyEncoded {
                     batch: b.clone(),
-                    index,
-                    pad,
+                    slot,
+                    pad: target.saturating_sub(b.slot(slot).len()),
+                    target,
                     owner: self.shared.clone(),
                 });
             }
@@ -1157,12 +1183,14 @@ impl PyWordPiece {
             py.allow_threads(run)
         }
         .map_err(to_py)?;
-        let n = batch.range(0).len();
-        let pad = tok.pad_count(n, n);
+        let slot = batch.item(0);
+        let n = batch.slot(slot).len();
+        let target = tok.pad_target(n);
         Ok(PyEncoded {
             batch: Arc::new(batch),
-            index: 0,
-            pad,
+            slot,
+            pad: target.saturating_sub(n),
+            target,
             owner: self.shared.clone(),
         })
     }

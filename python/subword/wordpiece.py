@@ -138,15 +138,13 @@ class WordPieceTokenizer(Tokenizer):
             raise ValueError(f"strategy must be one of {sorted(_STRATEGIES)}, not {strategy!r}")
         if direction not in _DIRECTIONS:
             raise ValueError(f'direction must be "right" or "left", not {direction!r}')
-        if stride:
-            raise ValueError("stride (overflowing windows) is not supported; use stride=0")
-        if max_length < 0:
-            raise ValueError("max_length must be >= 0")
+        if max_length < 0 or stride < 0:
+            raise ValueError("max_length and stride must be >= 0")
         self._truncation = {
             "direction": _DIRECTIONS[direction],
             "max_length": int(max_length),
             "strategy": _STRATEGIES[strategy],
-            "stride": 0,
+            "stride": int(stride),
         }
         self._core = None
 

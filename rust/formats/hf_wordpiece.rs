@@ -303,12 +303,6 @@ fn parse_truncation(t: &Value, origin: &str) -> Result<Truncation> {
         }
     };
     let stride = t.get("stride").and_then(Value::as_u64).unwrap_or(0) as usize;
-    if stride != 0 {
-        return Err(bad(
-            origin,
-            "truncation stride (overflowing windows) is not supported; set stride to 0",
-        ));
-    }
     Ok(Truncation {
         max_length: get_u32(t, "max_length", origin)? as usize,
         strategy,

@@ -5,7 +5,7 @@
 use super::WordPiece;
 use crate::bert::{for_each_word, BertNormalizer, Normalized};
 use crate::error::{Error, Result};
-use crate::postprocess::{Batch, Encoding, Padding, Template, Truncation};
+use crate::postprocess::{Batch, Encoding, Padding, Template, Truncation, Windows};
 use aho_corasick::AhoCorasick;
 use std::cell::RefCell;
 
@@ -41,6 +41,8 @@ struct Scratch {
     a: Encoding,
     b: Encoding,
     out: Encoding,
+    /// The last text with its overflowing windows, when truncation cut it.
+    windows: Option<Windows>,
 }
 
 thread_local! {
@@ -176,7 +178,8 @@ impl WordPieceTokenizer {
         }
     }
 
-    /// A text or a pair, truncated and with the template's tokens, into `s.out` (unpadded).
+    /// A text or a pair, truncated and with the template's tokens, into `s.out` (unpadded), and
+    /// its overflowing windows into `s.overflow`.
     fn encode_into(
         &self,
         text: &str,
@@ -188,33 +191,59 @@ impl WordPieceTokenizer {
         if let Some(p) = pair {
             self.encode_sequence(p, 1, s, true);
         }
+        s.windows = None;
         let template = self.template.as_ref().filter(|_| add_special);
-        if let Some(t) = &self.truncation {
-            let added = template.map_or(0, |tp| tp.added(pair.is_some()));
-            t.apply(&mut s.a, pair.map(|_| &mut s.b), added)?;
+        let b_len = pair.map(|_| s.b.len());
+        let (keep_a, keep_b) = match &self.truncation {
+            Some(t) => t.lengths(
+                s.a.len(),
+                b_len,
+                template.map_or(0, |tp| tp.added(b_len.is_some())),
+            )?,
+            None => (None, None),
+        };
+        if keep_a.is_none() && keep_b.is_none() {
+            let b = pair.map(|_| &s.b);
+            assemble(template, &s.a, b, &mut s.out);
+            return Ok(());
         }
-        let b = pair.map(|_| &s.b);
-        match template {
-            Some(t) => t.apply(&s.a, b, &mut s.out),
-            None => {
-                s.out.clear();
-                s.out.extend_from(&s.a, None, None);
-                if let Some(b) = b {
-                    s.out.extend_from(b, None, None);
-                }
-            }
-        }
+        let t = self.truncation.as_ref().expect("lengths came from it");
+        let windows = |e: &Encoding, keep| -> Result<Windows> {
+            let mut parts = t.windows(e.len(), keep)?.into_iter().map(|r| e.slice(r));
+            let mut w = Windows::new(parts.next().expect("a first window"));
+            w.overflow = parts.map(Windows::new).collect();
+            Ok(w)
+        };
+        let a = windows(&s.a, keep_a)?;
+        let b = match b_len {
+            Some(_) => Some(windows(&s.b, keep_b)?),
+            None => None,
+        };
+        s.windows = Some(match template {
+            Some(tp) => tp.apply_windows(a, b),
+            None => match b {
+                Some(b) => a.merge(&b),
+                None => a,
+            },
+        });
         Ok(())
     }
 
+    fn push_result(s: &Scratch, batch: &mut Batch) {
+        match &s.windows {
+            Some(w) => batch.push_windows(w),
+            None => batch.push(&s.out),
+        }
+    }
+
     /// Encode a text or a pair (one item of a batch): truncated, with the template's tokens.
-    /// Padding is left to the reader ([`Self::pad_count`]).
+    /// Padding is left to the reader ([`Self::pad_target`]).
     pub fn encode(&self, text: &str, pair: Option<&str>, add_special: bool) -> Result<Batch> {
         SCRATCH.with(|cell| {
             let s = &mut *cell.borrow_mut();
             self.encode_into(text, pair, add_special, s)?;
             let mut batch = Batch::with_capacity(s.out.len(), 1);
-            batch.push(&s.out);
+            Self::push_result(s, &mut batch);
             Ok(batch)
         })
     }
@@ -239,7 +268,7 @@ impl WordPieceTokenizer {
                     let mut batch = Batch::with_capacity(bytes / 4 + 4 * chunk.len(), chunk.len());
                     for &(a, b) in chunk {
                         self.encode_into(a, b, add_special, s)?;
-                        batch.push(&s.out);
+                        Self::push_result(s, &mut batch);
                     }
                     Ok(batch)
                 })
@@ -247,12 +276,10 @@ impl WordPieceTokenizer {
             .collect()
     }
 
-    /// How many pad tokens a result of `len` tokens gets in a batch whose longest has `longest`.
-    pub fn pad_count(&self, len: usize, longest: usize) -> usize {
-        match &self.padding {
-            Some(p) => p.target(longest).saturating_sub(len),
-            None => 0,
-        }
+    /// The length results of a batch whose longest has `longest` tokens are padded to (0 when
+    /// padding is off).
+    pub fn pad_target(&self, longest: usize) -> usize {
+        self.padding.as_ref().map_or(0, |p| p.target(longest))
     }
 
     pub fn token(&self, id: u32) -> Option<&str> {
@@ -324,6 +351,20 @@ impl WordPieceTokenizer {
             first = false;
         }
         Ok(out)
+    }
+}
+
+/// `a` (and `b`) with the template's tokens (or just joined), into `out`.
+fn assemble(template: Option<&Template>, a: &Encoding, b: Option<&Encoding>, out: &mut Encoding) {
+    match template {
+        Some(t) => t.apply(a, b, out),
+        None => {
+            out.clear();
+            out.extend_from(a, None, None);
+            if let Some(b) = b {
+                out.extend_from(b, None, None);
+            }
+        }
     }
 }
 
