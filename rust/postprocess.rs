@@ -431,7 +431,10 @@ impl Truncation {
     pub fn windows(&self, len: usize, keep: Option<usize>) -> Result<Vec<Range<usize>>> {
         let keep = match keep {
             Some(k) if k < len => k,
-            _ => return Ok(vec![0..len]),
+            _ => {
+                let whole = 0..len;
+                return Ok(vec![whole]);
+            }
         };
         if keep == 0 {
             return Ok(vec![0..0, 0..len]);

@@ -1,5 +1,7 @@
 """The ``subword`` command (also ``python -m subword``).
 
+Byte-level BPE (named encodings, tiktoken ranks, HF tokenizer.json), WordPiece (BERT
+tokenizer.json) and classic ``</w>`` BPE (``ClassicBPE`` JSON) all go through the same commands.
 User mistakes (missing file, unknown encoding, bad ids) print one line and exit with status 2.
 """
 
@@ -11,12 +13,18 @@ import os
 import sys
 import time
 from importlib import resources
+from typing import Union
 
 from . import registry
+from .classic import ClassicBPE
 from .encoding import Encoding
+from .tokenizer import Tokenizer
 
 DEMO_SENTENCE = "인공지능은 데이터로부터 학습한다. Machine learning!"
 DEFAULT_STATS_ENCODINGS = ("gpt2", "cl100k_base")
+MODELS = ("bpe", "wordpiece", "classic")
+BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+CLASSIC_FORMAT = "subword-classic-bpe/1"
 
 
 class UserError(Exception):
@@ -35,9 +43,14 @@ def _show_piece(piece: bytes) -> str:
 
 
 def _pieces_line(enc: Encoding, ids: list[int], color: bool) -> str:
+    return _boundaries([_show_piece(piece) for piece in enc.decode_tokens_bytes(ids)], color)
+
+
+def _boundaries(pieces: list[str], color: bool) -> str:
+    """``[a] [b]``, or coloured backgrounds on a terminal."""
     out = []
-    for k, piece in enumerate(enc.decode_tokens_bytes(ids)):
-        text = _show_piece(piece).replace("\n", "\\n")
+    for k, piece in enumerate(pieces):
+        text = piece.replace("\n", "\\n")
         if color:
             out.append(f"\x1b[{41 + k % 6}m{text}\x1b[0m")
         else:
@@ -93,9 +106,67 @@ def _manifest_next_to(ranks_path: str) -> str | None:
     return None
 
 
-def load_tokenizer_file(path: str, pattern: str | None = None) -> Encoding:
-    """An Encoding from a file: a subword manifest ``.json`` (``Encoding.save``), an HF
-    ``tokenizer.json``, or a ``.tiktoken`` ranks file (pre-tokenizer ``pattern``, default gpt2;
+class WordPieceFile:
+    """A WordPiece (BERT) tokenizer as the commands use it. ``encode`` / ``pieces`` add [CLS] …
+    [SEP] as HF's ``encode`` does; ``count`` leaves them out so that it measures the text.
+    Truncation and padding saved in the file are switched off: the commands see whole texts."""
+
+    def __init__(self, tok):
+        tok.no_truncation()
+        tok.no_padding()
+        self.tok = tok
+
+    @property
+    def n_vocab(self) -> int:
+        return self.tok.get_vocab_size()
+
+    def encode(self, text: str) -> list[int]:
+        return self.tok.encode(text).ids
+
+    def count(self, text: str) -> int:
+        return len(self.tok.encode(text, add_special_tokens=False).ids)
+
+    def pieces(self, text: str) -> tuple[list[str], list[int]]:
+        enc = self.tok.encode(text)
+        return enc.tokens, enc.ids
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tok.decode(ids)  # special tokens skipped, as HF
+
+
+class ClassicFile:
+    """A classic ``</w>`` BPE (``ClassicBPE``) as the commands use it."""
+
+    def __init__(self, bpe: ClassicBPE):
+        self.bpe = bpe
+        vocab = bpe.vocab
+        self._tokens = sorted(vocab, key=vocab.__getitem__)
+
+    @property
+    def n_vocab(self) -> int:
+        return self.bpe.vocab_size
+
+    def encode(self, text: str) -> list[int]:
+        return self.bpe.encode(text)
+
+    def count(self, text: str) -> int:
+        return len(self.bpe.encode(text))
+
+    def pieces(self, text: str) -> tuple[list[str], list[int]]:
+        ids = self.bpe.encode(text)
+        return [self._tokens[i] for i in ids], ids
+
+    def decode(self, ids: list[int]) -> str:
+        return self.bpe.decode(ids)
+
+
+AnyTokenizer = Union[Encoding, WordPieceFile, ClassicFile]
+
+
+def load_tokenizer_file(path: str, pattern: str | None = None) -> AnyTokenizer:
+    """A tokenizer from a file: a subword manifest ``.json`` (``Encoding.save``), an HF
+    ``tokenizer.json`` (byte-level BPE, or WordPiece → ``WordPieceFile``), a ``ClassicBPE`` JSON
+    (→ ``ClassicFile``), or a ``.tiktoken`` ranks file (pre-tokenizer ``pattern``, default gpt2;
     without ``pattern``, a manifest saved beside it supplies pattern and special tokens)."""
     if not os.path.exists(path) and os.path.isfile(path + ".json"):
         path += ".json"  # the name given to `subword train -o NAME`
@@ -114,6 +185,11 @@ def load_tokenizer_file(path: str, pattern: str | None = None) -> Encoding:
                     raise UserError(f"{path}: not valid JSON ({e})") from None
             if isinstance(doc, dict) and doc.get("format") == SUBWORD_MANIFEST_FORMAT:
                 return Encoding.load(path)
+            if isinstance(doc, dict) and doc.get("format") == CLASSIC_FORMAT:
+                return _load_classic(path)
+            model = doc.get("model") if isinstance(doc, dict) else None
+            if isinstance(model, dict) and model.get("type") == "WordPiece":
+                return WordPieceFile(Tokenizer.from_file(path))
             return Encoding.from_hf_file(path)
         if pattern is None:
             manifest = _manifest_next_to(path)
@@ -125,6 +201,13 @@ def load_tokenizer_file(path: str, pattern: str | None = None) -> Encoding:
         raise UserError(msg if path in msg else f"{path}: {msg}") from None
 
 
+def _load_classic(path: str) -> ClassicFile:
+    try:
+        return ClassicFile(ClassicBPE.load(path))
+    except KeyError as e:
+        raise UserError(f"{path}: not a ClassicBPE file (no {e.args[0]!r} field)") from None
+
+
 def load_named_encoding(name: str) -> Encoding:
     try:
         return registry.get_encoding(name)
@@ -132,7 +215,7 @@ def load_named_encoding(name: str) -> Encoding:
         raise UserError(str(e)) from None
 
 
-def _load(args) -> Encoding:
+def _load(args) -> AnyTokenizer:
     if getattr(args, "tokenizer", None):
         return load_tokenizer_file(args.tokenizer, args.pattern)
     return load_named_encoding(args.encoding)
@@ -163,9 +246,12 @@ def _check_files(paths) -> None:
             raise UserError(f"not a file: {path}")
 
 
-def _count_ordinary(enc: Encoding, text: str) -> int:
-    """Tokens in ``text`` with special-token strings treated as ordinary text."""
-    return enc.count(text, disallowed_special=())
+def _count_ordinary(enc: AnyTokenizer, text: str) -> int:
+    """Tokens in ``text`` with special-token strings treated as ordinary text (byte-level BPE),
+    without the [CLS] / [SEP] a WordPiece template adds."""
+    if isinstance(enc, Encoding):
+        return enc.count(text, disallowed_special=())
+    return enc.count(text)
 
 
 def _format_table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
@@ -188,7 +274,10 @@ def _text(args) -> str:
 
 def cmd_encode(args) -> int:
     enc = _load(args)
-    ids = enc.encode(_text(args), allowed_special="all")
+    if isinstance(enc, Encoding):
+        ids = enc.encode(_text(args), allowed_special="all")
+    else:
+        ids = enc.encode(_text(args))
     print(json.dumps(ids) if args.json else " ".join(map(str, ids)))
     return 0
 
@@ -204,6 +293,8 @@ def cmd_decode(args) -> int:
         sys.stdout.write(enc.decode(ids))
     except KeyError as e:
         raise UserError(str(e.args[0]) if e.args else "unknown token id") from None
+    except ValueError as e:  # WordPiece and classic BPE: an id outside the vocabulary
+        raise UserError(str(e)) from None
     except OverflowError:
         raise UserError("ids must be non-negative integers below 2**32") from None
     sys.stdout.write("\n")
@@ -212,15 +303,22 @@ def cmd_decode(args) -> int:
 
 def cmd_count(args) -> int:
     enc = _load(args)
-    print(enc.count(_text(args), allowed_special="all"))
+    if isinstance(enc, Encoding):
+        print(enc.count(_text(args), allowed_special="all"))
+    else:
+        print(enc.count(_text(args)))
     return 0
 
 
 def cmd_show(args) -> int:
     enc = _load(args)
-    ids = enc.encode(_text(args), allowed_special="all")
     color = sys.stdout.isatty() and not args.plain
-    print(_pieces_line(enc, ids, color))
+    if isinstance(enc, Encoding):
+        ids = enc.encode(_text(args), allowed_special="all")
+        print(_pieces_line(enc, ids, color))
+    else:
+        pieces, ids = enc.pieces(_text(args))
+        print(_boundaries(pieces, color))
     print(" ".join(map(str, ids)))
     return 0
 
@@ -235,22 +333,154 @@ def _check_vocab_size(vocab_size: int, special_tokens) -> None:
         )
 
 
+def _check_model_options(args) -> None:
+    """The model exists and every option given applies to it; before any file is read."""
+    if args.model not in MODELS:
+        raise UserError(f"unknown model {args.model!r}: choose one of {', '.join(MODELS)}")
+    only = {
+        "--pattern": ("bpe", args.pattern is not None),
+        "--name": ("bpe", args.name is not None),
+        "--cased": ("wordpiece", args.cased),
+        "--limit-alphabet": ("wordpiece", args.limit_alphabet is not None),
+    }
+    for option, (model, given) in only.items():
+        if given and args.model != model:
+            raise UserError(f"{option} is for --model {model}, not --model {args.model}")
+    if args.model == "classic" and args.special:
+        raise UserError("--model classic has no special tokens besides <unk>: drop --special")
+    if args.model == "wordpiece" and args.special:
+        missing = [t for t in ("[UNK]", "[CLS]", "[SEP]") if t not in args.special]
+        if missing:
+            raise UserError(
+                f"--model wordpiece needs [UNK], [CLS] and [SEP] among the --special tokens "
+                f"(missing: {' '.join(missing)})"
+            )
+
+
+def _check_wordpiece_size(vocab_size: int, special_tokens) -> None:
+    """The part of the minimum known before counting: the alphabet comes on top."""
+    if vocab_size < len(special_tokens):
+        raise UserError(
+            f"vocab size {vocab_size} is too small: the {len(special_tokens)} special tokens "
+            "alone need that many, plus two per character of the alphabet"
+        )
+
+
+def _check_classic_size(vocab_size: int) -> None:
+    if vocab_size < 2:
+        raise UserError(
+            f"vocab size {vocab_size} is too small: <unk> and </w> alone need 2, plus one per "
+            "character of the alphabet"
+        )
+
+
+def _train_summary(args, dt, enc, n_merges, n_vocab, written, tokens_note="") -> None:
+    n_bytes = n_tokens = 0
+    for path in args.files:
+        text = _read_text(path)
+        n_bytes += len(text.encode("utf-8"))
+        n_tokens += _count_ordinary(enc, text)
+    bpt = f"{n_bytes / n_tokens:.3f}" if n_tokens else "n/a"
+    print(f"trained in {dt:.2f} s on {len(args.files)} file(s), {n_bytes} bytes")
+    print(f"merges:      {n_merges}")
+    note = ""
+    if n_vocab < args.vocab_size:
+        note = f"; stopped early: no pair occurs {args.min_frequency}+ times"
+    print(f"vocab size:  {n_vocab} (requested {args.vocab_size}{note})")
+    print(f"compression: {bpt} bytes/token on the training data ({n_tokens} tokens{tokens_note})")
+    print(f"wrote:       {', '.join(written)}")
+
+
+def _json_output(out: str) -> str:
+    return out if out.endswith(".json") else out + ".json"
+
+
+def _train_wordpiece(args) -> int:
+    from . import decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+    specials = list(dict.fromkeys(args.special or BERT_SPECIAL_TOKENS))
+    _check_wordpiece_size(args.vocab_size, specials)
+    out = _json_output(args.output)
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=not args.cased)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    t = time.perf_counter()
+    try:
+        trainer = trainers.WordPieceTrainer(
+            vocab_size=args.vocab_size,
+            min_frequency=args.min_frequency,
+            special_tokens=specials,
+            limit_alphabet=args.limit_alphabet,
+            show_progress=not args.quiet,
+        )
+        tok.train(args.files, trainer)
+    except (OSError, ValueError) as e:
+        raise UserError(str(e)) from None
+    dt = time.perf_counter() - t
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[(s, tok.token_to_id(s)) for s in ("[CLS]", "[SEP]")],
+    )
+    stem = os.path.splitext(os.path.basename(out))[0]
+    try:
+        tok.save(out)
+        (vocab_txt,) = tok.model.save(os.path.dirname(out) or os.curdir, stem)
+        written = [out, os.path.join(os.path.dirname(out), os.path.basename(vocab_txt))]
+    except OSError as e:
+        raise UserError(f"cannot write {out}: {e.strerror or e}") from None
+    n_vocab = tok.get_vocab_size()
+    _train_summary(
+        args, dt, WordPieceFile(tok), len(trainer.merges), n_vocab, written, ", no [CLS]/[SEP]"
+    )
+    return 0
+
+
+def _train_classic(args) -> int:
+    _check_classic_size(args.vocab_size)
+    out = _json_output(args.output)
+    t = time.perf_counter()
+    try:
+        bpe = ClassicBPE.train_from_files(
+            args.files,
+            args.vocab_size,
+            min_frequency=args.min_frequency,
+            show_progress=not args.quiet,
+        )
+    except (OSError, ValueError) as e:
+        raise UserError(str(e)) from None
+    dt = time.perf_counter() - t
+    try:
+        bpe.save(out)
+    except OSError as e:
+        raise UserError(f"cannot write {out}: {e.strerror or e}") from None
+    _train_summary(args, dt, ClassicFile(bpe), len(bpe.merges), bpe.vocab_size, [out])
+    return 0
+
+
 def cmd_train(args) -> int:
     from .training import train
 
+    _check_model_options(args)
     _check_files(args.files)
+    out_dir = os.path.dirname(os.path.abspath(args.output))
+    if args.model == "wordpiece":
+        _check_output_folder(out_dir)
+        return _train_wordpiece(args)
+    if args.model == "classic":
+        _check_output_folder(out_dir)
+        return _train_classic(args)
     _check_vocab_size(args.vocab_size, args.special or ())
     out = args.output
-    out_dir = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(out_dir):
-        raise UserError(f"output folder does not exist: {out_dir}")
+    _check_output_folder(out_dir)
     t = time.perf_counter()
     try:
         enc = train(
             args.files,
             vocab_size=args.vocab_size,
             special_tokens=args.special or (),
-            pattern=args.pattern,
+            pattern=args.pattern or "gpt2",
             min_frequency=args.min_frequency,
             show_progress=not args.quiet,
             name=args.name or os.path.splitext(os.path.basename(out))[0],
@@ -267,21 +497,13 @@ def cmd_train(args) -> int:
             written = [os.path.splitext(manifest)[0] + ".tiktoken", manifest]
     except OSError as e:
         raise UserError(f"cannot write {out}: {e.strerror or e}") from None
-    n_bytes = n_tokens = 0
-    for path in args.files:
-        text = _read_text(path)
-        n_bytes += len(text.encode("utf-8"))
-        n_tokens += _count_ordinary(enc, text)
-    bpt = f"{n_bytes / n_tokens:.3f}" if n_tokens else "n/a"
-    print(f"trained in {dt:.2f} s on {len(args.files)} file(s), {n_bytes} bytes")
-    print(f"merges:      {len(enc.merges or [])}")
-    note = ""
-    if enc.n_vocab < args.vocab_size:
-        note = f"; stopped early: no pair occurs {args.min_frequency}+ times"
-    print(f"vocab size:  {enc.n_vocab} (requested {args.vocab_size}{note})")
-    print(f"compression: {bpt} bytes/token on the training data ({n_tokens} tokens)")
-    print(f"wrote:       {', '.join(written)}")
+    _train_summary(args, dt, enc, len(enc.merges or []), enc.n_vocab, written)
     return 0
+
+
+def _check_output_folder(out_dir: str) -> None:
+    if not os.path.isdir(out_dir):
+        raise UserError(f"output folder does not exist: {out_dir}")
 
 
 def cmd_stats(args) -> int:
@@ -430,46 +652,117 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--encoding", default="cl100k_base", help="gpt2, cl100k_base, o200k_base…")
         sp.add_argument(
             "--tokenizer",
-            help="a tokenizer file instead of a named encoding: HF tokenizer.json, subword "
-            "manifest .json (subword train -o NAME) or .tiktoken ranks",
+            help="a tokenizer file instead of a named encoding: HF tokenizer.json (byte-level "
+            "BPE or WordPiece), subword manifest .json (subword train -o NAME), classic BPE "
+            ".json (subword train --model classic) or .tiktoken ranks",
         )
         sp.add_argument("--pattern", help="pre-tokenizer for --tokenizer (name or regex)")
         return sp
 
-    e = with_encoding(sub.add_parser("encode", help="text → ids"))
+    wp_specials = "A WordPiece tokenizer's template adds [CLS] … [SEP]"
+    e = with_encoding(
+        sub.add_parser(
+            "encode",
+            help="text → ids",
+            description=f"Text → ids. {wp_specials} (as HF's encode, add_special_tokens=True).",
+        )
+    )
     e.add_argument("text", nargs="*", help="text (default: stdin)")
     e.add_argument("--json", action="store_true", help="print a JSON list")
     e.set_defaults(func=cmd_encode)
 
-    de = with_encoding(sub.add_parser("decode", help="ids → text"))
+    de = with_encoding(
+        sub.add_parser(
+            "decode",
+            help="ids → text",
+            description="Ids → text. WordPiece skips special tokens such as [CLS] (as HF).",
+        )
+    )
     de.add_argument("ids", nargs="*", help="ids (default: stdin; spaces or a JSON list)")
     de.set_defaults(func=cmd_decode)
 
-    c = with_encoding(sub.add_parser("count", help="number of tokens"))
+    c = with_encoding(
+        sub.add_parser(
+            "count",
+            help="number of tokens",
+            description="Number of tokens. For a WordPiece tokenizer [CLS] and [SEP] are not "
+            "counted (add_special_tokens=False): the count measures the text.",
+        )
+    )
     c.add_argument("text", nargs="*")
     c.set_defaults(func=cmd_count)
 
-    s = with_encoding(sub.add_parser("show", help="pieces with visible boundaries"))
+    s = with_encoding(
+        sub.add_parser(
+            "show",
+            help="pieces with visible boundaries",
+            description=f"Pieces with visible boundaries, then the ids. {wp_specials}, as encode.",
+        )
+    )
     s.add_argument("text", nargs="*")
     s.add_argument("--plain", action="store_true", help="no colour")
     s.set_defaults(func=cmd_show)
 
-    tr = sub.add_parser("train", help="train a byte-level BPE on text files")
-    tr.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
-    tr.add_argument("--vocab-size", type=int, required=True, help="including 256 bytes + specials")
-    tr.add_argument("--special", action="append", metavar="TOKEN", help="a special token (repeat)")
-    tr.add_argument(
-        "--pattern", default="gpt2", help="pre-tokenizer: gpt2, cl100k_base, o200k_base or a regex"
+    tr = sub.add_parser(
+        "train",
+        help="train a byte-level BPE, WordPiece or classic BPE on text files",
+        description="Train a tokenizer on UTF-8 text files. bpe: byte-level BPE (GPT-2 style). "
+        "wordpiece: BERT's WordPiece (BertNormalizer, BertPreTokenizer, [CLS] $A [SEP] "
+        "template, WordPiece decoder); special tokens found in the text are cut out before "
+        "counting. classic: Sennrich's BPE with an end-of-word marker </w> (words split on "
+        "whitespace).",
     )
-    tr.add_argument("--min-frequency", type=int, default=2, help="stop when no pair is this common")
-    tr.add_argument("--name", help="encoding name stored in the output (default: from OUT)")
+    tr.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files")
+    tr.add_argument(
+        "--model",
+        default="bpe",
+        metavar="{" + ",".join(MODELS) + "}",
+        help="what to train (default bpe)",
+    )
+    tr.add_argument(
+        "--vocab-size",
+        type=int,
+        required=True,
+        help="bpe: including 256 bytes + specials; wordpiece: including specials and every "
+        "character both as c and ##c; classic: including <unk>, </w> and the characters",
+    )
+    tr.add_argument(
+        "--special",
+        action="append",
+        metavar="TOKEN",
+        help="a special token (repeat). bpe: none by default; wordpiece: replaces the default "
+        "[PAD] [UNK] [CLS] [SEP] [MASK] and must include [UNK], [CLS] and [SEP]; "
+        "classic: not used",
+    )
+    tr.add_argument(
+        "--pattern",
+        help="bpe pre-tokenizer: gpt2 (default), cl100k_base, o200k_base or a regex",
+    )
+    tr.add_argument(
+        "--min-frequency",
+        type=int,
+        default=2,
+        help="stop when no pair is this common (default 2, every model)",
+    )
+    tr.add_argument(
+        "--cased", action="store_true", help="wordpiece: keep case and accents (no lowercasing)"
+    )
+    tr.add_argument(
+        "--limit-alphabet",
+        type=int,
+        metavar="N",
+        help="wordpiece: keep only the N most frequent characters",
+    )
+    tr.add_argument("--name", help="bpe: encoding name stored in the output (default: from OUT)")
     tr.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     tr.add_argument(
         "-o",
         "--output",
         required=True,
         metavar="OUT",
-        help="OUT.json: HF tokenizer.json; otherwise OUT.tiktoken + OUT.json manifest",
+        help="bpe: OUT.json is an HF tokenizer.json, otherwise OUT.tiktoken + OUT.json manifest. "
+        "wordpiece: OUT.json (HF tokenizer.json) + OUT-vocab.txt. classic: OUT.json. "
+        "(.json is added when missing, except for bpe)",
     )
     tr.set_defaults(func=cmd_train)
 
@@ -478,7 +771,11 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument(
         "--encoding", action="append", help="a named encoding (repeat; default gpt2, cl100k_base)"
     )
-    st.add_argument("--tokenizer", action="append", help="a tokenizer file (repeat)")
+    st.add_argument(
+        "--tokenizer",
+        action="append",
+        help="a tokenizer file (repeat): as for encode; WordPiece counts leave out [CLS]/[SEP]",
+    )
     st.add_argument("--pattern", help="pre-tokenizer for .tiktoken files given with --tokenizer")
     st.set_defaults(func=cmd_stats)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from abc import ABCMeta
 from typing import Iterable, Sequence
 
 from . import _core, decoders, pre_tokenizers
@@ -18,8 +19,12 @@ from .models import BPE
 __all__ = ["Tokenizer", "Encoded"]
 
 
-class Encoded:
-    """The result of ``Tokenizer.encode``: ids, tokens, character offsets, masks."""
+class Encoded(metaclass=ABCMeta):
+    """The result of ``Tokenizer.encode``: ids, tokens, character offsets, masks.
+
+    WordPiece tokenizers return the Rust class ``subword._core.Encoded`` (same attributes, plus
+    ``word_ids``, ``sequence_ids`` and ``overflowing``); ``isinstance(x, Encoded)`` holds for both.
+    """
 
     __slots__ = ("ids", "tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask")
 
@@ -44,6 +49,9 @@ class Encoded:
         for name in self.__slots__:
             getattr(self, name).extend(getattr(other, name))
         return self
+
+
+Encoded.register(_core.Encoded)
 
 
 class Tokenizer:

@@ -15,6 +15,10 @@ pub type Counts = FxHashMap<Box<[u8]>, (u64, u64)>;
 /// Roughly how much text one parallel task counts.
 const SUB_CHUNK: usize = 1 << 20;
 
+/// The same for BERT words: each task keeps its normalized text with 4 bytes of alignment per
+/// byte, so smaller tasks keep that buffer (and the trainer's peak memory) small.
+const SUB_CHUNK_NORMALIZED: usize = 1 << 18;
+
 /// A cut at `p` is safe when `text[p-2..p+1]` is "non-space ASCII, `\n`, ASCII letter": every
 /// built-in pattern ends a piece before that `\n` or right after it, whether or not text follows,
 /// and starts a fresh piece at the letter. (Custom patterns are assumed to behave the same.)
@@ -164,8 +168,12 @@ impl PreTokenCounter {
             let mut s = seg.start;
             let mut prefix = self.prefix_space && b[seg.start] != b' ';
             if self.splitter.has_safe_cuts() {
-                while seg.end - s > SUB_CHUNK {
-                    match next_safe_cut(&b[..seg.end], s + SUB_CHUNK) {
+                let size = match self.splitter {
+                    Splitter::Bert(Some(_)) => SUB_CHUNK_NORMALIZED,
+                    _ => SUB_CHUNK,
+                };
+                while seg.end - s > size {
+                    match next_safe_cut(&b[..seg.end], s + size) {
                         Some(p) => {
                             chunks.push((s..p, prefix));
                             prefix = false;

@@ -280,6 +280,14 @@ pub fn learn(
                 }
                 st.pairs_of[part as usize] = list;
             }
+            // Lists of symbols that are never merged only grow; drop their dead pairs now and then.
+            if merges.len() % 1024 == 0 {
+                let counts = &st.counts;
+                for list in st.pairs_of.iter_mut() {
+                    list.retain(|p| counts.contains_key(p));
+                    list.shrink_to_fit();
+                }
+            }
             // Re-pushing leaves stale entries behind; keep the heap within a few times the
             // number of live pairs so memory stays bounded by the corpus's distinct pairs.
             if heap.len() > st.counts.len() + st.counts.len() / 2 + 4096 {
