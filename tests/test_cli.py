@@ -348,6 +348,252 @@ def test_sweep_plot_without_matplotlib(corpus, tmp_path):
     assert not (tmp_path / "x.png").exists()
 
 
+# ----- train --model wordpiece / classic, and their files in the other commands -----
+
+BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+# Upper case, accents, a special token written in the text, a character never seen in training.
+WP_TEXT = "The quick BROWN fox [CLS] jumps!  Café naïve 🤖\n인공지능은 데이터로부터 학습한다."
+
+
+def _pieces(out: str) -> tuple[list[str], list[int]]:
+    """`show --plain` output: pieces (which may contain brackets, e.g. [[CLS]]) and ids."""
+    pieces_line, ids_line = out.rstrip("\n").split("\n")
+    pieces = pieces_line.split(" ")
+    assert all(p.startswith("[") and p.endswith("]") for p in pieces), pieces_line
+    return [p[1:-1] for p in pieces], [int(x) for x in ids_line.split()]
+
+
+def _summary_number(out: str, label: str) -> int:
+    return int(re.search(rf"^{label}:\s+(\d+)", out, re.M).group(1))
+
+
+def _bytes_per_token(files, count) -> str:
+    texts = [Path(f).read_text(encoding="utf-8") for f in files]
+    n_bytes = sum(len(t.encode("utf-8")) for t in texts)
+    return f"{n_bytes / sum(count(t) for t in texts):.3f} bytes/token"
+
+
+def _api_wordpiece(files, vocab_size, lowercase=True):
+    """The pipeline `subword train --model wordpiece` builds, through the Python API."""
+    tok = subword.Tokenizer(subword.models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = subword.normalizers.BertNormalizer(lowercase=lowercase)
+    tok.pre_tokenizer = subword.pre_tokenizers.BertPreTokenizer()
+    trainer = subword.trainers.WordPieceTrainer(
+        vocab_size=vocab_size, min_frequency=2, special_tokens=BERT_SPECIALS, show_progress=False
+    )
+    tok.train([str(f) for f in files], trainer)
+    return tok, trainer
+
+
+@pytest.fixture(scope="module")
+def wordpiece(corpus, tmp_path_factory):
+    """`subword train --model wordpiece` on the corpus: (tokenizer.json path, stdout)."""
+    d = tmp_path_factory.mktemp("wordpiece")
+    files = [corpus["en"], corpus["ko"]]
+    out = ok("train", *files, "--model", "wordpiece", "--vocab-size", 300, "-q", "-o", d / "bert")
+    return d / "bert.json", out
+
+
+@pytest.fixture(scope="module")
+def classic(corpus, tmp_path_factory):
+    """`subword train --model classic` on the corpus: (ClassicBPE .json path, stdout)."""
+    d = tmp_path_factory.mktemp("classic")
+    files = [corpus["en"], corpus["ko"]]
+    out = ok("train", *files, "--model", "classic", "--vocab-size", 300, "-q", "-o", d / "cl.json")
+    return d / "cl.json", out
+
+
+def test_train_wordpiece_writes_bert_tokenizer_json_and_vocab_txt(wordpiece, corpus):
+    tokenizers = pytest.importorskip("tokenizers")
+    path, out = wordpiece
+    files = [corpus["en"], corpus["ko"]]
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    n_vocab = hf.get_vocab_size()
+    vocab_txt = path.with_name("bert-vocab.txt")
+    assert vocab_txt.read_text(encoding="utf-8").splitlines() == [
+        hf.id_to_token(i) for i in range(n_vocab)
+    ]
+    assert [hf.id_to_token(i) for i in range(5)] == BERT_SPECIALS
+    assert hf.normalizer.normalize_str("CAFÉ") == "cafe"  # BertNormalizer, lowercase
+    assert hf.encode("fox").tokens == ["[CLS]", "fox", "[SEP]"]  # the template
+    assert hf.decode(hf.encode("the fox").ids) == "the fox"  # WordPiece decoder, skips specials
+    # The same vocabulary as the Python API trains, and the summary tells the truth.
+    api, trainer = _api_wordpiece(files, 300)
+    assert hf.get_vocab() == api.get_vocab()
+    assert _summary_number(out, "merges") == len(trainer.merges)
+    assert _summary_number(out, "vocab size") == n_vocab
+    bpt = _bytes_per_token(files, lambda t: len(hf.encode(t, add_special_tokens=False).ids))
+    assert bpt in out
+    assert f"wrote:       {path}, {vocab_txt}" in out
+
+
+def test_wordpiece_encode_decode_count_show_match_hf(wordpiece, corpus):
+    tokenizers = pytest.importorskip("tokenizers")
+    path, _ = wordpiece
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    ko = corpus["ko"].read_text(encoding="utf-8")[:300]
+    for text in [WP_TEXT, ASCII_TEXT, ko]:
+        want = hf.encode(text)  # add_special_tokens=True, HF's default
+        assert [int(x) for x in ok("encode", "--tokenizer", path, input=text).split()] == want.ids
+        assert json.loads(ok("encode", "--json", "--tokenizer", path, text)) == want.ids
+        n = len(hf.encode(text, add_special_tokens=False).ids)
+        assert int(ok("count", "--tokenizer", path, input=text)) == n
+        assert ok("decode", "--tokenizer", path, *want.ids) == hf.decode(want.ids) + "\n"
+        pieces, ids = _pieces(ok("show", "--plain", "--tokenizer", path, input=text))
+        assert pieces == want.tokens and ids == want.ids
+    # The name given to `train -o` works too.
+    assert ok("encode", "--tokenizer", path.with_suffix(""), "fox").split()[1:-1] == [
+        str(hf.token_to_id("fox"))
+    ]
+
+
+def test_wordpiece_cased(corpus, tmp_path):
+    tokenizers = pytest.importorskip("tokenizers")
+    out = tmp_path / "cased.json"
+    ok(
+        "train",
+        corpus["en"],
+        "--model",
+        "wordpiece",
+        "--cased",
+        "--vocab-size",
+        200,
+        "-q",
+        "-o",
+        out,
+    )
+    hf = tokenizers.Tokenizer.from_file(str(out))
+    assert hf.normalizer.normalize_str("The Café") == "The Café"
+    capital = corpus["en"].read_text(encoding="utf-8")[0]  # the corpus' only capital letter
+    assert capital.isupper() and hf.token_to_id(capital) is not None
+    assert json.loads(ok("encode", "--json", "--tokenizer", out, WP_TEXT)) == hf.encode(WP_TEXT).ids
+    api, _ = _api_wordpiece([corpus["en"]], 200, lowercase=False)
+    assert hf.get_vocab() == api.get_vocab()
+
+
+def test_wordpiece_file_made_by_hf(corpus, tmp_path):
+    """A BERT tokenizer.json from HF `tokenizers` (with truncation saved in it): the CLI
+    encodes whole texts, with the ids HF gives without truncation."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+    hf = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    hf.normalizer = normalizers.BertNormalizer(lowercase=True)
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    hf.decoder = decoders.WordPiece()
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=250, special_tokens=BERT_SPECIALS, show_progress=False
+    )
+    hf.train([str(corpus["en"]), str(corpus["ko"])], trainer)
+    cls_id, sep_id = hf.token_to_id("[CLS]"), hf.token_to_id("[SEP]")
+    hf.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)],
+    )
+    hf.enable_truncation(8)
+    path = tmp_path / "hf-bert.json"
+    hf.save(str(path))
+    hf.no_truncation()
+    text = corpus["en"].read_text(encoding="utf-8")[:400] + WP_TEXT
+    assert (
+        json.loads(ok("encode", "--json", "--tokenizer", path, input=text)) == hf.encode(text).ids
+    )
+    n = len(hf.encode(text, add_special_tokens=False).ids)
+    assert int(ok("count", "--tokenizer", path, input=text)) == n
+
+
+def test_train_classic_matches_api(classic, corpus):
+    path, out = classic
+    files = [corpus["en"], corpus["ko"]]
+    api = subword.ClassicBPE.train_from_files(files, 300, min_frequency=2)
+    loaded = subword.ClassicBPE.load(path)
+    assert json.loads(path.read_text(encoding="utf-8"))["format"] == "subword-classic-bpe/1"
+    assert loaded.merges == api.merges and loaded.vocab == api.vocab
+    assert _summary_number(out, "merges") == len(api.merges)
+    assert _summary_number(out, "vocab size") == api.vocab_size
+    assert _bytes_per_token(files, lambda t: len(api.encode(t))) in out
+    assert f"wrote:       {path}" in out
+
+
+def test_classic_encode_decode_count_show(classic, corpus):
+    path, _ = classic
+    bpe = subword.ClassicBPE.load(path)
+    en = corpus["en"].read_text(encoding="utf-8")
+    ko = corpus["ko"].read_text(encoding="utf-8")
+    # Only characters seen in training (others decode as <unk>), with runs of whitespace.
+    texts = [en[:300], "  " + ko[:200] + "\n\n\t" + en[-100:] + "  ", "machine   learning"]
+    for text in texts:
+        ids = bpe.encode(text)
+        assert [int(x) for x in ok("encode", "--tokenizer", path, input=text).split()] == ids
+        assert json.loads(ok("encode", "--json", "--tokenizer", path, text)) == ids
+        assert int(ok("count", "--tokenizer", path, input=text)) == len(ids)
+        assert ok("decode", "--tokenizer", path, *ids) == " ".join(text.split()) + "\n"
+        assert (
+            ok("decode", "--tokenizer", path, input=json.dumps(ids))
+            == " ".join(text.split()) + "\n"
+        )
+        pieces, shown_ids = _pieces(ok("show", "--plain", "--tokenizer", path, input=text))
+        assert pieces == bpe.tokenize(text) and shown_ids == ids
+    assert "</w>" in bpe.tokenize("machine learning")[-1]
+    unseen = ok("encode", "--tokenizer", path.with_suffix(""), "fox 🤖")  # -o name works too
+    assert [int(x) for x in unseen.split()] == bpe.encode("fox 🤖")
+    assert bpe.vocab["<unk>"] in bpe.encode("fox 🤖")
+
+
+def test_stats_with_wordpiece_and_classic(wordpiece, classic, corpus):
+    tokenizers = pytest.importorskip("tokenizers")
+    wp, cl = wordpiece[0], classic[0]
+    hf = tokenizers.Tokenizer.from_file(str(wp))
+    bpe = subword.ClassicBPE.load(cl)
+    rows = _table(ok("stats", corpus["en"], corpus["ko"], "--tokenizer", wp, "--tokenizer", cl))
+    want = []
+    for f in (corpus["en"], corpus["ko"]):
+        text = f.read_text(encoding="utf-8")
+        want.append(_stats_row(f, str(wp), text, len(hf.encode(text, add_special_tokens=False))))
+        want.append(_stats_row(f, str(cl), text, len(bpe.encode(text))))
+    assert rows[:4] == want
+    assert [r[2] for r in rows[4:]] == [str(wp), str(cl)]
+
+
+def test_train_model_bpe_is_the_default(corpus, tmp_path):
+    ok("train", corpus["en"], "--vocab-size", 300, "-q", "-o", tmp_path / "a.json")
+    ok(
+        "train",
+        corpus["en"],
+        "--model",
+        "bpe",
+        "--vocab-size",
+        300,
+        "-q",
+        "-o",
+        tmp_path / "b.json",
+    )
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+def test_new_model_decode_errors(wordpiece, classic):
+    for path in (wordpiece[0], classic[0]):
+        for ids in (["99999"], ["--", "-1"], ["x"]):
+            r = run("decode", "--tokenizer", path, *ids)
+            assert r.returncode == 2 and not r.stdout, r.stderr
+            lines = r.stderr.strip("\n").split("\n")
+            assert len(lines) == 1 and lines[0].startswith("subword: error:"), r.stderr
+    r = run("decode", "--tokenizer", wordpiece[0], "99999")
+    assert "99999" in r.stderr
+
+
+def test_train_too_small_after_counting_ends_with_the_error(corpus, tmp_path):
+    """The minimum WordPiece size depends on the corpus' alphabet, known only after counting:
+    with progress on, the counting line comes first and the error is the last line."""
+    out = tmp_path / "t.json"
+    r = run("train", corpus["en"], "--model", "wordpiece", "--vocab-size", 20, "-o", out)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    last = r.stderr.strip("\n").split("\n")[-1]
+    assert last.startswith("subword: error: vocab_size=20 is too small"), r.stderr
+    assert not out.exists()
+
+
 # ----- user errors -----
 
 USER_ERRORS = {
@@ -378,12 +624,115 @@ USER_ERRORS = {
     "sweep missing eval": ["sweep", "{en}", "--vocab-sizes", "300", "--eval", "{tmp}/nope"],
     "sweep bad sizes": ["sweep", "{en}", "--vocab-sizes", "300,lots"],
     "sweep size too small": ["sweep", "{en}", "--vocab-sizes", "100,300"],
+    "train unknown model": [
+        "train",
+        "{en}",
+        "--model",
+        "unigram",
+        "--vocab-size",
+        "300",
+        "-o",
+        "{tmp}/t",
+    ],
+    "wordpiece vocab below specials": [
+        "train",
+        "{en}",
+        "--model",
+        "wordpiece",
+        "--vocab-size",
+        "3",
+        "-o",
+        "{tmp}/t",
+    ],
+    "wordpiece vocab below alphabet": [
+        "train",
+        "{en}",
+        "--model",
+        "wordpiece",
+        "--vocab-size",
+        "40",
+        "-q",
+        "-o",
+        "{tmp}/t",
+    ],
+    "wordpiece specials without [CLS]": [
+        "train",
+        "{en}",
+        "--model",
+        "wordpiece",
+        "--special",
+        "[UNK]",
+        "--vocab-size",
+        "300",
+        "-o",
+        "{tmp}/t",
+    ],
+    "wordpiece with --pattern": [
+        "train",
+        "{en}",
+        "--model",
+        "wordpiece",
+        "--pattern",
+        "gpt2",
+        "--vocab-size",
+        "300",
+        "-o",
+        "{tmp}/t",
+    ],
+    "wordpiece no output folder": [
+        "train",
+        "{en}",
+        "--model",
+        "wordpiece",
+        "--vocab-size",
+        "300",
+        "-o",
+        "{tmp}/no/dir/t",
+    ],
+    "classic vocab below 2": [
+        "train",
+        "{en}",
+        "--model",
+        "classic",
+        "--vocab-size",
+        "1",
+        "-o",
+        "{tmp}/t",
+    ],
+    "classic vocab below alphabet": [
+        "train",
+        "{en}",
+        "--model",
+        "classic",
+        "--vocab-size",
+        "10",
+        "-q",
+        "-o",
+        "{tmp}/t",
+    ],
+    "classic with --special": [
+        "train",
+        "{en}",
+        "--model",
+        "classic",
+        "--special",
+        "<s>",
+        "--vocab-size",
+        "300",
+        "-o",
+        "{tmp}/t",
+    ],
+    "bpe with --cased": ["train", "{en}", "--cased", "--vocab-size", "300", "-o", "{tmp}/t"],
+    "encode broken classic file": ["encode", "--tokenizer", "{tmp}/bad_classic.json", "hi"],
+    "encode broken wordpiece file": ["encode", "--tokenizer", "{tmp}/bad_wp.json", "hi"],
 }
 
 
 @pytest.mark.parametrize("case", list(USER_ERRORS))
 def test_user_errors_are_one_line(case, corpus, tmp_path, r50k_path):
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
+    (tmp_path / "bad_classic.json").write_text('{"format": "subword-classic-bpe/1"}', "utf-8")
+    (tmp_path / "bad_wp.json").write_text('{"model": {"type": "WordPiece"}}', "utf-8")
     args = [a.format(tmp=tmp_path, en=corpus["en"]) for a in USER_ERRORS[case]]
     r = run(*args)
     assert r.returncode == 2, r.stdout + r.stderr
@@ -391,3 +740,4 @@ def test_user_errors_are_one_line(case, corpus, tmp_path, r50k_path):
     lines = r.stderr.strip("\n").split("\n")
     assert len(lines) == 1 and lines[0].startswith("subword: error:"), r.stderr
     assert not r.stdout
+    assert not list(tmp_path.glob("t*")), "nothing is written on a user error"

@@ -19,7 +19,7 @@ from .models import BPE
 __all__ = ["Tokenizer", "Encoded"]
 
 
-class Encoded(metaclass=ABCMeta):
+class Encoded(metaclass=ABCMeta):  # noqa: B024 - an ABC only so the Rust class can register
     """The result of ``Tokenizer.encode``: ids, tokens, character offsets, masks.
 
     WordPiece tokenizers return the Rust class ``subword._core.Encoded`` (same attributes, plus

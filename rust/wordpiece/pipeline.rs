@@ -322,8 +322,8 @@ impl WordPieceTokenizer {
             }
             let tok = self.token(id).ok_or_else(|| {
                 Error::invalid(format!(
-                    "id {id} is not in the vocabulary (ids are 0..{})",
-                    self.vocab_size()
+                    "id {id} is not in the vocabulary (valid ids: 0 to {})",
+                    self.vocab_size().saturating_sub(1)
                 ))
             })?;
             match &self.decoder {
