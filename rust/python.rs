@@ -575,8 +575,25 @@ struct PyTrainer {
     num_threads: usize,
 }
 
-/// Token strings in id order, and merges as string pairs.
-type Learned = (Vec<String>, Vec<(String, String)>);
+/// Token strings in id order, and the merges (made into Python strings only when asked for).
+type Learned = (Vec<String>, PyMerges);
+
+/// Learned merges kept in Rust until read: a trainer's caller often never looks at them.
+#[pyclass(module = "subword._core", name = "MergeList", frozen)]
+struct PyMerges {
+    merges: Vec<(String, String)>,
+}
+
+#[pymethods]
+impl PyMerges {
+    fn __len__(&self) -> usize {
+        self.merges.len()
+    }
+
+    fn to_list(&self) -> Vec<(String, String)> {
+        self.merges.clone()
+    }
+}
 
 fn tie_break_of(name: &str) -> PyResult<TieBreak> {
     match name {
@@ -732,7 +749,12 @@ impl PyTrainer {
         let learned = py
             .allow_threads(|| train::wordpiece::train(counts, &opts))
             .map_err(to_py)?;
-        Ok((learned.tokens, learned.merges))
+        Ok((
+            learned.tokens,
+            PyMerges {
+                merges: learned.merges,
+            },
+        ))
     }
 
     /// Classic BPE vocabulary (tokens in id order) and merges.
@@ -762,7 +784,12 @@ impl PyTrainer {
         let learned = py
             .allow_threads(|| train::classic::train(counts, &opts))
             .map_err(to_py)?;
-        Ok((learned.tokens, learned.merges))
+        Ok((
+            learned.tokens,
+            PyMerges {
+                merges: learned.merges,
+            },
+        ))
     }
 
     #[pyo3(signature = (vocab_size, min_frequency, tie_break, show_progress))]
@@ -854,6 +881,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyWordPiece>()?;
     m.add_class::<PyEncoded>()?;
     m.add_class::<PyClassic>()?;
+    m.add_class::<PyMerges>()?;
     m.add("GPT2_PATTERN", crate::pretokenize::GPT2_PATTERN)?;
     m.add("CL100K_PATTERN", crate::pretokenize::CL100K_PATTERN)?;
     m.add("O200K_PATTERN", crate::pretokenize::O200K_PATTERN)?;

@@ -95,6 +95,101 @@ class Trainer:
     def feed_file(self, path: str | PathLike[str], show_progress: bool) -> None: ...
     def add_counts(self, items: Iterable[tuple[str | bytes, int]]) -> None: ...
     def n_distinct(self) -> int: ...
+    @staticmethod
+    def for_wordpiece(
+        normalizer_json: str, special_tokens: list[str], num_threads: int = 0
+    ) -> Trainer:
+        """Counts BERT words (``normalizer_json``: a BertNormalizer's JSON, or "null")."""
+    @staticmethod
+    def for_classic(num_threads: int = 0) -> Trainer:
+        """Counts whitespace-separated words."""
     def finish(
         self, vocab_size: int, min_frequency: int, tie_break: str, show_progress: bool
     ) -> CoreBPE: ...
+    def finish_wordpiece(
+        self,
+        vocab_size: int,
+        min_frequency: int,
+        limit_alphabet: int | None,
+        prefix: str,
+        tie_break: str,
+        show_progress: bool,
+    ) -> tuple[list[str], MergeList]: ...
+    def finish_classic(
+        self,
+        vocab_size: int,
+        unk_token: str | None,
+        suffix: str,
+        merge_end_of_word: bool,
+        min_frequency: int,
+        tie_break: str,
+        show_progress: bool,
+    ) -> tuple[list[str], MergeList]: ...
+
+class MergeList:
+    """Learned merges, kept in Rust until read."""
+
+    def __len__(self) -> int: ...
+    def to_list(self) -> list[tuple[str, str]]: ...
+
+class Encoded:
+    """One WordPiece encode result (HF's ``Encoding``); columns are built on access."""
+
+    ids: list[int]
+    type_ids: list[int]
+    tokens: list[str]
+    offsets: list[tuple[int, int]]
+    attention_mask: list[int]
+    special_tokens_mask: list[int]
+    word_ids: list[int | None]
+    sequence_ids: list[int | None]
+    overflowing: list[Encoded]
+    def __len__(self) -> int: ...
+
+class WordPieceCore:
+    """The Rust WordPiece tokenizer (BERT pipeline) behind ``subword.Tokenizer``."""
+
+    @staticmethod
+    def from_hf_json(text: str, origin: str) -> WordPieceCore: ...
+    @staticmethod
+    def read_vocab_txt(path: str | PathLike[str]) -> list[str]: ...
+    @staticmethod
+    def write_vocab_txt(path: str | PathLike[str], tokens: list[str]) -> None: ...
+    def to_hf_json(self) -> str: ...
+    def encode(
+        self,
+        sequence: str,
+        pair: str | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> Encoded: ...
+    def encode_batch(
+        self,
+        inputs: Sequence[str | tuple[str, str]],
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> list[Encoded]: ...
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str: ...
+    def id_to_token(self, id: int) -> str | None: ...
+    def token_to_id(self, token: str) -> int | None: ...
+    def get_vocab(self, with_added_tokens: bool) -> dict[str, int]: ...
+    def model_tokens(self) -> list[str]: ...
+    def is_special(self, id: int) -> bool: ...
+    def num_special_tokens_to_add(self, is_pair: bool) -> int: ...
+
+class ClassicCore:
+    """Classic ``</w>`` BPE behind ``subword.ClassicBPE``."""
+
+    def __init__(
+        self,
+        tokens: list[str],
+        merges: list[tuple[str, str]],
+        suffix: str,
+        unk_token: str | None,
+    ) -> None: ...
+    def encode(self, text: str) -> list[int]: ...
+    def decode(self, ids: Sequence[int]) -> str: ...
+    def tokens(self) -> list[str]: ...
+    def merges(self) -> list[tuple[str, str]]: ...
+    def suffix(self) -> str: ...
+    def unk_token(self) -> str | None: ...

@@ -55,7 +55,7 @@ class ClassicBPE:
             tie_break,
             show_progress,
         )
-        return cls(_core.ClassicCore(tokens, merges, suffix, unk_token))
+        return cls(_core.ClassicCore(tokens, merges.to_list(), suffix, unk_token))
 
     @classmethod
     def train(

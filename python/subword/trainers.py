@@ -89,4 +89,11 @@ class WordPieceTrainer:
         self.limit_alphabet = limit_alphabet
         self.continuing_subword_prefix = continuing_subword_prefix
         self.tie_break = tie_break
-        self.merges: list[tuple[str, str]] = []
+        self._merges = []
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        """The pairs the last training merged, in order (empty before training)."""
+        if not isinstance(self._merges, list):
+            self._merges = [tuple(m) for m in self._merges.to_list()]
+        return self._merges

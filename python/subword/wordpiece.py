@@ -305,7 +305,7 @@ class WordPieceTokenizer(Tokenizer):
             trainer.tie_break,
             trainer.show_progress,
         )
-        trainer.merges = [tuple(m) for m in merges]
+        trainer._merges = merges  # made into a list of str pairs when first read
         self.model.vocab = {tok: i for i, tok in enumerate(tokens)}
         self.model.continuing_subword_prefix = trainer.continuing_subword_prefix
         if self.model.unk_token not in self.model.vocab:

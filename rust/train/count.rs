@@ -186,7 +186,9 @@ impl PreTokenCounter {
             chunks.push((s..seg.end, prefix));
         }
         let base = self.offset;
-        let local: Vec<Result<Counts>> = chunks
+        // Folded as tasks finish (sums and first positions do not depend on the order), so only
+        // a few per-task maps are alive at once, not one per task of the block.
+        let counted = chunks
             .into_par_iter()
             .map(|(r, prefix)| {
                 let at = base + r.start as u64;
@@ -196,10 +198,14 @@ impl PreTokenCounter {
                     self.count_text(&text[r], at)
                 }
             })
-            .collect();
-        for part in local {
-            merge_into(&mut self.counts, part?);
-        }
+            .try_reduce(Counts::default, |mut a, mut b| {
+                if a.len() < b.len() {
+                    std::mem::swap(&mut a, &mut b);
+                }
+                merge_into(&mut a, b);
+                Ok(a)
+            })?;
+        merge_into(&mut self.counts, counted);
         self.offset += b.len() as u64 + 1;
         Ok(())
     }
