@@ -906,7 +906,7 @@ struct PyEncoded {
 /// What results need from their tokenizer: token strings, padding and ready-made Python ints.
 struct WordPieceShared {
     tok: WordPieceTokenizer,
-    ints: Vec<Py<PyAny>>,
+    ints: Arc<Vec<Py<PyAny>>>,
 }
 
 impl WordPieceShared {
@@ -926,7 +926,10 @@ impl WordPieceShared {
                 })
                 .collect()
         });
-        Arc::new(WordPieceShared { tok, ints })
+        Arc::new(WordPieceShared {
+            tok,
+            ints: Arc::new(ints),
+        })
     }
 
     fn int<'py>(&self, py: Python<'py>, id: u32) -> Bound<'py, PyAny> {
@@ -1189,6 +1192,21 @@ impl PyWordPiece {
 
     fn to_hf_json(&self) -> String {
         hf_wordpiece::render(&self.shared.tok)
+    }
+
+    /// The same tokenizer with other truncation and padding (tokenizer.json values, "null" for
+    /// off); the model is shared, not rebuilt.
+    fn with_settings(&self, truncation: &str, padding: &str) -> PyResult<Self> {
+        let (t, p) = hf_wordpiece::parse_settings(truncation, padding).map_err(to_py)?;
+        let mut tok = self.shared.tok.clone();
+        tok.truncation = t;
+        tok.padding = p;
+        Ok(PyWordPiece {
+            shared: Arc::new(WordPieceShared {
+                tok,
+                ints: self.shared.ints.clone(),
+            }),
+        })
     }
 
     /// HF's signature; `is_pretokenized` must stay False.

@@ -127,6 +127,13 @@ class WordPieceTokenizer(Tokenizer):
 
     # ----- truncation and padding -----
 
+    def _settings_changed(self) -> None:
+        # The model stays; only the post-processing settings of the core change.
+        if self._core is not None:
+            self._core = self._core.with_settings(
+                json.dumps(self._truncation), json.dumps(self._padding)
+            )
+
     def enable_truncation(
         self,
         max_length: int,
@@ -146,11 +153,11 @@ class WordPieceTokenizer(Tokenizer):
             "strategy": _STRATEGIES[strategy],
             "stride": int(stride),
         }
-        self._core = None
+        self._settings_changed()
 
     def no_truncation(self) -> None:
         self._truncation = None
-        self._core = None
+        self._settings_changed()
 
     @property
     def truncation(self) -> dict | None:
@@ -184,11 +191,11 @@ class WordPieceTokenizer(Tokenizer):
             "pad_type_id": int(pad_type_id),
             "pad_token": pad_token,
         }
-        self._core = None
+        self._settings_changed()
 
     def no_padding(self) -> None:
         self._padding = None
-        self._core = None
+        self._settings_changed()
 
     @property
     def padding(self) -> dict | None:

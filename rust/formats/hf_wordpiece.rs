@@ -290,7 +290,7 @@ fn parse_post(p: &Value, origin: &str) -> Result<Template> {
     }
 }
 
-fn parse_truncation(t: &Value, origin: &str) -> Result<Truncation> {
+pub fn parse_truncation(t: &Value, origin: &str) -> Result<Truncation> {
     let strategy = match get_str(t, "strategy", "LongestFirst") {
         "LongestFirst" => TruncationStrategy::LongestFirst,
         "OnlyFirst" => TruncationStrategy::OnlyFirst,
@@ -311,7 +311,7 @@ fn parse_truncation(t: &Value, origin: &str) -> Result<Truncation> {
     })
 }
 
-fn parse_padding(p: &Value, origin: &str) -> Result<Padding> {
+pub fn parse_padding(p: &Value, origin: &str) -> Result<Padding> {
     let length = match p.get("strategy") {
         Some(Value::String(s)) if s == "BatchLongest" => None,
         Some(Value::Object(o)) if o.contains_key("Fixed") => Some(
@@ -463,4 +463,24 @@ pub fn parse_vocab_txt(text: &str, origin: &str) -> Result<Vec<String>> {
         tokens.push(t);
     }
     Ok(tokens)
+}
+
+/// Truncation and padding given as their tokenizer.json values ("null" for off).
+pub fn parse_settings(
+    truncation: &str,
+    padding: &str,
+) -> Result<(Option<Truncation>, Option<Padding>)> {
+    let value = |text: &str, what: &str| -> Result<Value> {
+        serde_json::from_str(text).map_err(|e| Error::invalid(format!("{what}: not JSON: {e}")))
+    };
+    let t = value(truncation, "truncation")?;
+    let p = value(padding, "padding")?;
+    Ok((
+        (!t.is_null())
+            .then(|| parse_truncation(&t, "truncation"))
+            .transpose()?,
+        (!p.is_null())
+            .then(|| parse_padding(&p, "padding"))
+            .transpose()?,
+    ))
 }

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::postprocess::{Batch, Encoding, Padding, Template, Truncation, Windows};
 use aho_corasick::AhoCorasick;
 use std::cell::RefCell;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AddedToken {
@@ -22,9 +23,11 @@ pub struct WordPieceDecoder {
     pub cleanup: bool,
 }
 
+/// Cheap to clone: the model is shared, so changing truncation or padding copies no vocabulary.
+#[derive(Clone)]
 pub struct WordPieceTokenizer {
     pub normalizer: Option<BertNormalizer>,
-    pub model: WordPiece,
+    pub model: Arc<WordPiece>,
     added: Vec<AddedToken>,
     matcher: Option<AhoCorasick>,
     pub template: Option<Template>,
@@ -69,7 +72,7 @@ impl WordPieceTokenizer {
         }
         let mut tok = WordPieceTokenizer {
             normalizer,
-            model,
+            model: Arc::new(model),
             added: Vec::new(),
             matcher: None,
             template,
