@@ -9,13 +9,12 @@ disagree. All the work (normalizing, matching, templates, padding) happens in Ru
 from __future__ import annotations
 
 import json
-import os
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from . import _core, decoders, normalizers, pre_tokenizers, processors
 from .models import WordPiece
 from .tokenizer import Tokenizer
-from .training import _feed_documents, _warn_if_empty
+from .training import _warn_if_empty
 
 __all__ = ["WordPieceTokenizer"]
 
@@ -322,28 +321,6 @@ class WordPieceTokenizer(Tokenizer):
             )
         self._added = []
         self._add(trainer.special_tokens, special=True)
-
-    def train(self, files: Sequence[str], trainer=None) -> None:
-        if isinstance(files, (str, os.PathLike)):
-            files = [files]
-
-        def feed(t, show):
-            for f in files:
-                t.feed_file(os.fspath(f), show)
-
-        self._train(feed, trainer)
-
-    def train_from_iterator(
-        self, iterator: Iterable, trainer=None, length: int | None = None
-    ) -> None:
-        def documents():
-            for item in iterator:
-                yield from [item] if isinstance(item, str) else item
-
-        def feed(t, show):
-            _feed_documents(t, documents())
-
-        self._train(feed, trainer)
 
     # ----- not for WordPiece -----
 

@@ -213,11 +213,7 @@ fn pattern_of(pre: &Value) -> Result<(String, bool)> {
 }
 
 pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| Error::Format {
-        path: origin.to_string(),
-        line: e.line(),
-        msg: format!("not JSON: {e}"),
-    })?;
+    let doc = super::parse_json(text, origin)?;
     let model = doc
         .get("model")
         .ok_or_else(|| Error::invalid(format!("{origin}: no \"model\"")))?;

@@ -39,11 +39,7 @@ pub fn model_type(text: &str) -> Option<String> {
 }
 
 pub fn parse(text: &str, origin: &str) -> Result<WordPieceTokenizer> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| Error::Format {
-        path: origin.to_string(),
-        line: e.line(),
-        msg: format!("not JSON: {e}"),
-    })?;
+    let doc = super::parse_json(text, origin)?;
     let model = doc
         .get("model")
         .ok_or_else(|| bad(origin, "no \"model\""))?;

@@ -10,6 +10,15 @@ use crate::error::{Error, Result};
 use std::io::Write;
 use std::path::Path;
 
+/// A JSON document; a syntax error names `origin` and the line.
+pub fn parse_json(text: &str, origin: &str) -> Result<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| Error::Format {
+        path: origin.to_string(),
+        line: e.line(),
+        msg: format!("not JSON: {e}"),
+    })
+}
+
 /// Read a whole file; errors name the path.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|source| Error::Io {

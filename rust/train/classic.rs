@@ -5,8 +5,7 @@
 //! the learned tokens in the order they were learned.
 
 use super::queue::{Handles, Score, TieBreak};
-use super::symbols::{alphabet, start, Boundary};
-use super::wordpiece::Learned;
+use super::symbols::{alphabet, spell, start, Boundary, Learned};
 use super::{learn_with_progress, ordered_words, Counts};
 use crate::error::{Error, Result};
 
@@ -18,10 +17,6 @@ pub struct ClassicOptions {
     pub min_frequency: u64,
     pub tie_break: TieBreak,
     pub show_progress: bool,
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("merges of whole characters are text")
 }
 
 pub fn train(counts: Counts, opts: &ClassicOptions) -> Result<Learned> {
@@ -65,23 +60,5 @@ pub fn train(counts: Counts, opts: &ClassicOptions) -> Result<Learned> {
         &handles,
         opts.show_progress,
     );
-    let mut tokens: Vec<String> = opts.unk_token.iter().cloned().collect();
-    for t in result.tokens.iter() {
-        let t = text(t);
-        // A word may spell the unknown token; it keeps the one id.
-        if opts.unk_token.as_ref() != Some(&t) {
-            tokens.push(t);
-        }
-    }
-    let merges = result
-        .merges
-        .iter()
-        .map(|&(a, b)| {
-            (
-                text(&result.tokens[a as usize]),
-                text(&result.tokens[b as usize]),
-            )
-        })
-        .collect();
-    Ok(Learned { tokens, merges })
+    Ok(spell(opts.unk_token.iter().cloned().collect(), &result))
 }

@@ -104,3 +104,39 @@ pub fn start(words: &[(Box<[u8]>, u64)], alphabet: &[char], boundary: &Boundary)
         end_of_word,
     }
 }
+
+/// A character-level trainer's result as strings.
+pub struct Learned {
+    /// Token strings in id order.
+    pub tokens: Vec<String>,
+    /// Merges in learned order, as the two parts' strings.
+    pub merges: Vec<(String, String)>,
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).expect("merges of whole characters are text")
+}
+
+/// `leading` (special or unknown tokens), then the merge loop's tokens in id order — a token
+/// that spells one of `leading` keeps that one id — and the merges as strings.
+pub fn spell(leading: Vec<String>, result: &super::queue::MergeResult) -> Learned {
+    let mut seen: std::collections::HashSet<String> = leading.iter().cloned().collect();
+    let mut tokens = leading;
+    for t in &result.tokens {
+        let t = text(t);
+        if seen.insert(t.clone()) {
+            tokens.push(t);
+        }
+    }
+    let merges = result
+        .merges
+        .iter()
+        .map(|&(a, b)| {
+            (
+                text(&result.tokens[a as usize]),
+                text(&result.tokens[b as usize]),
+            )
+        })
+        .collect();
+    Learned { tokens, merges }
+}

@@ -6,7 +6,7 @@
 //! then the learned tokens in the order they were learned.
 
 use super::queue::{Handles, Score, TieBreak};
-use super::symbols::{alphabet, start, Boundary};
+use super::symbols::{alphabet, spell, start, Boundary, Learned};
 use super::{learn_with_progress, ordered_words, Counts};
 use crate::error::{Error, Result};
 
@@ -18,17 +18,6 @@ pub struct WordPieceOptions {
     pub prefix: String,
     pub tie_break: TieBreak,
     pub show_progress: bool,
-}
-
-pub struct Learned {
-    /// Token strings in id order.
-    pub tokens: Vec<String>,
-    /// Merges in learned order, as the two parts' strings.
-    pub merges: Vec<(String, String)>,
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("merges of whole characters are text")
 }
 
 pub fn train(counts: Counts, opts: &WordPieceOptions) -> Result<Learned> {
@@ -66,25 +55,7 @@ pub fn train(counts: Counts, opts: &WordPieceOptions) -> Result<Learned> {
         &handles,
         opts.show_progress,
     );
-    let mut tokens = opts.specials.clone();
-    let mut seen: std::collections::HashSet<String> = tokens.iter().cloned().collect();
-    for t in result.tokens.iter() {
-        let t = text(t);
-        if seen.insert(t.clone()) {
-            tokens.push(t);
-        }
-    }
-    let merges = result
-        .merges
-        .iter()
-        .map(|&(a, b)| {
-            (
-                text(&result.tokens[a as usize]),
-                text(&result.tokens[b as usize]),
-            )
-        })
-        .collect();
-    Ok(Learned { tokens, merges })
+    Ok(spell(opts.specials.clone(), &result))
 }
 
 #[cfg(test)]
