@@ -80,7 +80,28 @@ def cmd_demo(args) -> int:
     print(f"pieces: {_pieces_line(enc, ids, color=False)}")
     ok = enc.decode(ids) == s
     print(f"round trip decode(encode(text)) == text: {ok}")
+    _demo_wordpiece(corpus, s)
     return 0 if ok else 1
+
+
+def _demo_wordpiece(corpus: str, s: str) -> None:
+    """The same text through a BERT-style WordPiece trained on the same corpus."""
+    from . import models, normalizers, pre_tokenizers, trainers
+    from .tokenizer import Tokenizer
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(vocab_size=600, min_frequency=2, show_progress=False)
+    t = time.perf_counter()
+    tok.train_from_iterator(corpus.split("\n\n"), trainer)
+    dt = time.perf_counter() - t
+    out = tok.encode(s)
+    print(
+        f"\ntrained a WordPiece (likelihood score) on the same corpus: vocab "
+        f"{tok.get_vocab_size()}, in {dt * 1000:.0f} ms"
+    )
+    print(f"tokens: {len(out.ids)}   pieces: {_boundaries(out.tokens, color=False)}")
 
 
 SUBWORD_MANIFEST_FORMAT = "subword-tiktoken/1"
