@@ -122,12 +122,13 @@ impl WordPieceTokenizer {
         &self.added
     }
 
-    /// One sequence through added tokens, normalizer, pre-tokenizer and model, into `enc`.
-    fn encode_sequence(&self, text: &str, sequence: u32, s: &mut Scratch, which_b: bool) {
+    /// One sequence through added tokens, normalizer, pre-tokenizer and model, into `s.a`, or
+    /// into `s.b` (with type id and sequence 1) for the `second` of a pair.
+    fn encode_sequence(&self, text: &str, second: bool, s: &mut Scratch) {
         let Scratch {
             norm, pieces, a, b, ..
         } = s;
-        let enc = if which_b { b } else { a };
+        let enc = if second { b } else { a };
         enc.clear();
         let bytes = text.as_bytes();
         let mut word = 0u32;
@@ -175,9 +176,9 @@ impl WordPieceTokenizer {
             }
         }
         gap(enc, &text[at..], chars, &mut word);
-        if sequence != 0 {
-            enc.type_ids.iter_mut().for_each(|t| *t = sequence);
-            enc.sequence.iter_mut().for_each(|t| *t = sequence);
+        if second {
+            enc.type_ids.iter_mut().for_each(|t| *t = 1);
+            enc.sequence.iter_mut().for_each(|t| *t = 1);
         }
     }
 
@@ -190,9 +191,9 @@ impl WordPieceTokenizer {
         add_special: bool,
         s: &mut Scratch,
     ) -> Result<()> {
-        self.encode_sequence(text, 0, s, false);
+        self.encode_sequence(text, false, s);
         if let Some(p) = pair {
-            self.encode_sequence(p, 1, s, true);
+            self.encode_sequence(p, true, s);
         }
         s.windows = None;
         let template = self.template.as_ref().filter(|_| add_special);
