@@ -12,7 +12,7 @@ For every file and every contender it measures
 * batch: the file split into paragraphs (on "\\n\\n", separators kept so the
   paragraphs concatenate back to the file), encoded with the library's batch
   API on ``--threads`` threads (2 by default), or a loop where there is none;
-* peak MB: peak RSS (MiB; VmHWM, see _peak_rss) of the worker process that
+* peak MB: peak RSS (MiB; VmHWM, see benchutil.peak_rss) of the worker process that
   loaded the encoder, read the file and ran both modes (one fresh process per
   contender and file);
 * ids == tiktoken: whether the ids are identical to tiktoken's in the same
@@ -35,25 +35,45 @@ by hand and prints one JSON line.
 from __future__ import annotations
 
 import argparse
-import gc
 import hashlib
-import json
 import os
 import platform
 import re
-import resource
-import select
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from array import array
 from pathlib import Path
 
-from benchutil import fmt, other_busy_cores, peak_rss
+from benchutil import (
+    MB,
+    REPO,
+    EncodeJob,
+    Worker,
+    add_ratios,
+    aggregate,
+    busy_warning,
+    byte_alphabet,
+    cores_table,
+    error_note,
+    error_text,
+    file_rows,
+    flatten,
+    fmt,
+    ids_array,
+    import_subword,
+    job_worker,
+    module_version,
+    pick,
+    protocol,
+    rate_table,
+    read_text,
+    run_took,
+    size_note,
+    warmup_items,
+    write_json,
+)
+from benchutil import run_file as run_file_rows
 
-REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPORA = REPO.parent / "shared" / "corpora"
 CACHE = REPO / ".cache"
 REFDATA = CACHE / "refdata"  # where tests/refdata.py keeps the ranks files
@@ -61,9 +81,10 @@ BENCH_CACHE = CACHE / "bench"  # tokenizer.json files built here for tokenizers 
 
 CONTENDERS = ("subword", "tiktoken", "riptoken", "tokie", "hf")
 BASELINE = "tiktoken"
+RATIOS = {"ratio": BASELINE}  # row["whole_ratio"] = its MB/s ÷ tiktoken's
 ENCODINGS = ("r50k_base", "cl100k_base")
 QUICK_BYTES = 2_000_000
-MB = 1e6
+MODES = ("whole", "batch")
 SPLITS = {"paragraphs": "\n\n", "lines": "\n"}
 
 
@@ -120,18 +141,6 @@ def prepare_refdata(encoding: str) -> dict[str, str]:
 # --------------------------------------------------------------------------
 
 
-def _byte_alphabet() -> list[str]:
-    """GPT-2's printable stand-in for each byte value (index = byte)."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
-    table: dict[int, str] = {b: chr(b) for b in keep}
-    extra = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return [table[b] for b in range(256)]
-
-
 def _merge_for(token: bytes, rank: int, ranks: dict[bytes, int]) -> tuple[bytes, bytes] | None:
     """The last merge that builds `token` when BPE may only use ranks below its own."""
     parts = [token[i : i + 1] for i in range(len(token))]
@@ -163,7 +172,7 @@ def build_hf_json(encoding: str) -> Path:
 
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
-    alpha = _byte_alphabet()
+    alpha = byte_alphabet()
 
     def show(b: bytes) -> str:
         return "".join(alpha[x] for x in b)
@@ -208,35 +217,16 @@ def build_hf_json(encoding: str) -> Path:
 # --------------------------------------------------------------------------
 
 
-def _version(mod) -> str:
-    v = getattr(mod, "__version__", None)
-    if v:
-        return str(v)
-    try:
-        from importlib.metadata import version
-
-        return version(mod.__name__)
-    except Exception:  # noqa: BLE001
-        return "?"
-
-
 def load_contender(name: str, encoding: str, threads: int):
     """Return (version, whole(text) -> list[int], batch(list[str]) -> list[list[int]], api note)."""
     if name in ("subword", "tiktoken"):
         if name == "subword":
-            try:
-                import subword as mod
-            except ModuleNotFoundError as exc:
-                if exc.name != "subword":
-                    raise
-                # not installed: maybe built in place (maturin develop) next to the sources
-                sys.path.insert(0, str(REPO / "python"))
-                import subword as mod  # noqa: F811
+            mod = import_subword()
         else:
             import tiktoken as mod
         enc = mod.get_encoding(encoding)
         return (
-            _version(mod),
+            module_version(mod),
             enc.encode_ordinary,
             lambda texts: enc.encode_ordinary_batch(texts, num_threads=threads),
             f"encode_ordinary / encode_ordinary_batch(num_threads={threads})",
@@ -247,7 +237,7 @@ def load_contender(name: str, encoding: str, threads: int):
         enc = riptoken.get_encoding(encoding)
         # rayon's global pool, sized by RAYON_NUM_THREADS (set by the parent)
         return (
-            _version(riptoken),
+            module_version(riptoken),
             enc.encode_ordinary,
             enc.encode_ordinary_batch,
             "encode_ordinary / encode_ordinary_batch (rayon)",
@@ -257,7 +247,7 @@ def load_contender(name: str, encoding: str, threads: int):
 
         tok = tokie.Tokenizer.from_json(os.environ["BENCH_HF_JSON"])
         return (
-            _version(tokie),
+            module_version(tokie),
             lambda text: tok.encode(text, add_special_tokens=False).ids,
             lambda texts: [e.ids for e in tok.encode_batch(texts, add_special_tokens=False)],
             "encode(...).ids / encode_batch (rayon)",
@@ -267,7 +257,7 @@ def load_contender(name: str, encoding: str, threads: int):
 
         tok = tokenizers.Tokenizer.from_file(os.environ["BENCH_HF_JSON"])
         return (
-            _version(tokenizers),
+            module_version(tokenizers),
             # encode() also tracks offsets and is ~2x slower; a one-text encode_batch_fast
             # is the fastest single-text call tokenizers has (one text: one thread).
             lambda text: tok.encode_batch_fast([text], add_special_tokens=False)[0].ids,
@@ -275,18 +265,6 @@ def load_contender(name: str, encoding: str, threads: int):
             "encode_batch_fast([text])[0].ids / encode_batch_fast (rayon)",
         )
     raise ValueError(f"unknown contender {name!r}")
-
-
-def read_text(path: str, max_bytes: int) -> str:
-    data = Path(path).read_bytes()
-    if max_bytes and len(data) > max_bytes:
-        data = data[:max_bytes]
-        for cut in range(4):  # do not split a UTF-8 sequence
-            try:
-                return data[: len(data) - cut].decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-    return data.decode("utf-8")
 
 
 def paragraphs(text: str, sep: str = "\n\n") -> list[str]:
@@ -298,28 +276,7 @@ def paragraphs(text: str, sep: str = "\n\n") -> list[str]:
     return out
 
 
-def _ids_array(ids) -> array:
-    a = array("I")
-    a.extend(ids)
-    return a
-
-
-def _flatten(batch) -> tuple[array, array]:
-    flat, lengths = array("I"), array("Q")
-    for ids in batch:
-        flat.extend(ids)
-        lengths.append(len(ids))
-    return flat, lengths
-
-
-def _digest(*arrays: array) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for a in arrays:
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
-class Job:
+class Job(EncodeJob):
     def __init__(
         self,
         name: str,
@@ -330,6 +287,7 @@ class Job:
         warmup: int,
         sep: str,
     ):
+        super().__init__()
         t0 = time.perf_counter()
         self.version, self._whole, self._batch, self.api = load_contender(name, encoding, threads)
         self.load_s = time.perf_counter() - t0
@@ -339,67 +297,22 @@ class Job:
         assert "".join(self.paras) == self.text
         # a batch is no faster than its longest item: report that item's share of the bytes
         self.largest_share = max(len(p.encode("utf-8")) for p in self.paras) / max(self.nbytes, 1)
-        self.checked: dict[str, dict] = {}
         # Warm up (thread pools, caches, page faults) on a prefix of the file.
-        head = self.text if warmup < 0 else self.text[:warmup]
-        self._whole(head)
-        acc, k = 0, 0
-        while k < len(self.paras) and (warmup < 0 or acc < warmup):
-            acc += len(self.paras[k])
-            k += 1
-        self._batch(self.paras[: max(k, 1)])
+        self._whole(self.text if warmup < 0 else self.text[:warmup])
+        self._batch(warmup_items(self.paras, warmup))
 
-    def run(self, mode: str) -> dict:
-        fn, arg = (self._whole, self.text) if mode == "whole" else (self._batch, self.paras)
-        gc.collect()
-        gc.disable()
-        try:
-            u0 = resource.getrusage(resource.RUSAGE_SELF)
-            t0 = time.perf_counter()
-            out = fn(arg)
-            secs = time.perf_counter() - t0
-            u1 = resource.getrusage(resource.RUSAGE_SELF)
-        finally:
-            gc.enable()
-        cpu = (u1.ru_utime - u0.ru_utime) + (u1.ru_stime - u0.ru_stime)
-        # cores: CPU time / wall time, all threads; shows whether a call ran in parallel
-        res = {"mode": mode, "secs": secs, "mbps": self.nbytes / MB / secs, "cores": cpu / secs}
-        if mode not in self.checked:  # fingerprint the ids once per mode, outside the timing
-            if mode == "whole":
-                a = _ids_array(out)
-                self.checked[mode] = {"digest": _digest(a), "n_ids": len(a)}
-            else:
-                flat, lengths = _flatten(out)
-                self.checked[mode] = {"digest": _digest(flat, lengths), "n_ids": len(flat)}
-            res.update(self.checked[mode])
-        del out
-        return res
+    def call(self, mode: str):
+        return (self._whole, self.text) if mode == "whole" else (self._batch, self.paras)
 
-    def dump(self, mode: str, dest: str) -> dict:
-        """Write the ids (uint32, flattened for batch) to `dest` for a diff by the parent."""
-        if mode == "whole":
-            flat = _ids_array(self._whole(self.text))
-            lengths = array("Q", [len(flat)])
-        else:
-            flat, lengths = _flatten(self._batch(self.paras))
-        with open(dest, "wb") as f:
-            flat.tofile(f)
-        with open(dest + ".len", "wb") as f:
-            lengths.tofile(f)
-        return {"dumped": dest, "n_ids": len(flat)}
+    def ids(self, mode: str, out) -> tuple[array, array | None]:
+        """whole: the ids alone (the digest too); batch: flattened, with the paragraph counts."""
+        return (ids_array(out), None) if mode == "whole" else flatten(out)
 
 
 def worker_main(argv: list[str], args) -> int:
     name, path = argv[0], argv[1]
     mode = argv[2] if len(argv) > 2 else "serve"
-    # The protocol owns the real stdout; anything the libraries print goes to stderr.
-    proto = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-
-    def say(obj: dict) -> None:
-        proto.write(json.dumps(obj) + "\n")
-        proto.flush()
+    say = protocol()
 
     # Run by hand: set up what the parent would have passed in the environment.
     if "BENCH_RANKS_FILE" not in os.environ:
@@ -416,11 +329,11 @@ def worker_main(argv: list[str], args) -> int:
             ok = whole("hello world") == batch(["hello world"])[0]
             say({"ok": True, "version": version, "api": api, "sane": ok})
         except Exception as exc:  # noqa: BLE001
-            say({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+            say({"ok": False, "error": error_text(exc)})
         return 0
 
-    try:
-        job = Job(
+    def make_job() -> Job:
+        return Job(
             name,
             path,
             args.encoding,
@@ -429,49 +342,26 @@ def worker_main(argv: list[str], args) -> int:
             args.warmup_bytes,
             SPLITS[args.split],
         )
-    except Exception as exc:  # noqa: BLE001
-        say({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
-        return 1
-    hello = {
-        "ready": True,
-        "version": job.version,
-        "api": job.api,
-        "load_s": job.load_s,
-        "bytes": job.nbytes,
-        "paragraphs": len(job.paras),
-        "largest_share": job.largest_share,
-    }
 
-    if mode in ("whole", "batch", "both"):
-        best: dict[str, dict] = {}
-        for _ in range(args.repeat):
-            for m in ("whole", "batch") if mode == "both" else (mode,):
-                r = job.run(m)
-                if m not in best or r["secs"] < best[m]["secs"]:
-                    best[m] = {**best.get(m, {}), **r}
-        say({**hello, "results": best, **peak_rss()})
-        return 0
+    def hello(job: Job) -> dict:
+        return {
+            "version": job.version,
+            "api": job.api,
+            "load_s": job.load_s,
+            "bytes": job.nbytes,
+            "paragraphs": len(job.paras),
+            "largest_share": job.largest_share,
+        }
 
-    say(hello)
-    for line in sys.stdin:
-        cmd = line.split()
-        if not cmd:
-            continue
-        try:
-            if cmd[0] in ("whole", "batch"):
-                say(job.run(cmd[0]))
-            elif cmd[0] == "dump":
-                say(job.dump(cmd[1], cmd[2]))
-            elif cmd[0] == "peak":
-                say(peak_rss())
-            elif cmd[0] == "quit":
-                say({"bye": True})
-                return 0
-            else:
-                say({"error": f"unknown command {cmd[0]!r}"})
-        except Exception as exc:  # noqa: BLE001
-            say({"error": f"{type(exc).__name__}: {exc}"})
-    return 0
+    return job_worker(
+        say,
+        make_job,
+        hello,
+        mode=mode,
+        modes=MODES,
+        by_hand=("whole", "batch", "both"),
+        repeat=args.repeat,
+    )
 
 
 # --------------------------------------------------------------------------
@@ -479,105 +369,26 @@ def worker_main(argv: list[str], args) -> int:
 # --------------------------------------------------------------------------
 
 
-class WorkerError(RuntimeError):
-    pass
-
-
-class Worker:
-    def __init__(self, name: str, path: Path, mode: str, args, env: dict[str, str]):
-        self.name = name
-        self.err = tempfile.TemporaryFile()
-        cmd = [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--worker",
-            name,
-            str(path),
-            mode,
-            "--encoding",
-            args.encoding,
-            "--threads",
-            str(args.threads),
-            "--max-bytes",
-            str(args.max_bytes),
-            "--warmup-bytes",
-            str(args.warmup_bytes),
-            "--split",
-            args.split,
-        ]
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, env=env
-        )
-        self.buf = b""
-        self.timeout = args.timeout
-
-    def exit_status(self) -> str:
-        code = self.proc.wait()
-        if code >= 0:
-            return f"exited with {code}"
-        try:
-            sig = signal.Signals(-code).name
-        except ValueError:
-            sig = f"signal {-code}"
-        hint = (
-            " (was its extension module rebuilt during the run?)"
-            if sig in ("SIGBUS", "SIGSEGV")
-            else ""
-        )
-        return f"killed by {sig}{hint}"
-
-    def stderr_tail(self, n: int = 800) -> str:
-        """': <last lines of the worker's stderr>', or '' if it said nothing."""
-        self.err.seek(0)
-        tail = self.err.read().decode("utf-8", "replace")[-n:].strip()
-        return f": {tail}" if tail else ""
-
-    def read(self) -> dict:
-        fd = self.proc.stdout.fileno()
-        deadline = time.monotonic() + self.timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill()
-                raise WorkerError(f"no answer in {self.timeout:g} s")
-            ready, _, _ = select.select([fd], [], [], left)
-            if ready:
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    raise WorkerError(f"worker {self.exit_status()}{self.stderr_tail()}")
-                self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def ask(self, cmd: str) -> dict:
-        try:
-            self.proc.stdin.write(cmd.encode() + b"\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError as exc:
-            raise WorkerError(f"worker is gone{self.stderr_tail()}") from exc
-        reply = self.read()
-        if "error" in reply:
-            raise WorkerError(reply["error"])
-        return reply
-
-    def peak(self) -> dict:
-        try:
-            return self.ask("peak")
-        except WorkerError as exc:
-            return {"peak_error": str(exc)}
-
-    def close(self) -> None:
-        try:
-            self.ask("quit")
-        except WorkerError:
-            pass
-        self.kill()
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        self.err.close()
+def start_worker(name: str, path: Path, mode: str, args, env: dict[str, str]) -> Worker:
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        name,
+        str(path),
+        mode,
+        "--encoding",
+        args.encoding,
+        "--threads",
+        str(args.threads),
+        "--max-bytes",
+        str(args.max_bytes),
+        "--warmup-bytes",
+        str(args.warmup_bytes),
+        "--split",
+        args.split,
+    ]
+    return Worker(cmd, env, args.timeout)
 
 
 def first_difference(name: str, a_path: str, b_path: str, encoding: str) -> str:
@@ -613,150 +424,19 @@ def first_difference(name: str, a_path: str, b_path: str, encoding: str) -> str:
 def run_file(
     path: Path, names: list[str], args, env: dict[str, str], skipped: dict[str, str]
 ) -> list[dict]:
-    workers: dict[str, Worker] = {}
-    rows: dict[str, dict] = {}
-    for name in names:  # start one at a time so loads and warm-ups do not overlap
-        w = Worker(name, path, "serve", args, env)
-        try:
-            hello = w.read()
-        except WorkerError as exc:
-            hello = {"ready": False, "error": str(exc)}
-        if not hello.get("ready"):
-            print(f"  {name}: cannot run on {path.name}: {hello.get('error')}", file=sys.stderr)
-            rows[name] = {"error": hello.get("error")}
-            w.kill()
-            continue
-        workers[name] = w
-        rows[name] = {
-            "bytes": hello["bytes"],
-            "paragraphs": hello["paragraphs"],
-            "largest_share": hello["largest_share"],
-            "load_s": hello["load_s"],
-        }
-
-    live = list(workers)
-    for rep in range(args.repeat):
-        noise = other_busy_cores()  # all workers idle now: whatever runs is someone else
-        if noise is not None:
-            for row in rows.values():
-                row["others_busy_cores"] = max(row.get("others_busy_cores", 0.0), noise)
-        k = rep % max(len(live), 1)
-        order = live[k:] + live[:k]
-        for mode in ("whole", "batch"):
-            for name in order:
-                if name not in workers:
-                    continue
-                try:
-                    r = workers[name].ask(mode)
-                except WorkerError as exc:
-                    print(f"  {name}: {exc}", file=sys.stderr)
-                    rows[name]["error"] = str(exc)
-                    workers.pop(name).kill()
-                    continue
-                row = rows[name]
-                row.setdefault(f"{mode}_all_secs", []).append(r["secs"])
-                if f"{mode}_secs" not in row or r["secs"] < row[f"{mode}_secs"]:
-                    row[f"{mode}_secs"] = r["secs"]
-                    row[f"{mode}_mbps"] = r["mbps"]
-                    row[f"{mode}_cores"] = r["cores"]
-                if "digest" in r:
-                    row[f"{mode}_digest"] = r["digest"]
-                    row[f"{mode}_n_ids"] = r["n_ids"]
-        print(f"  {path.name}: repeat {rep + 1}/{args.repeat} done", file=sys.stderr)
-
-    for name, w in workers.items():  # before any dump below re-encodes
-        rows[name].update(w.peak())
-
-    base = rows.get(BASELINE, {})
-    with tempfile.TemporaryDirectory(prefix="bench_ids_") as tmp:
-        for name, row in rows.items():
-            for mode in ("whole", "batch"):
-                d, bd = row.get(f"{mode}_digest"), base.get(f"{mode}_digest")
-                if d is None or bd is None:
-                    row[f"{mode}_ids_equal"] = None
-                    continue
-                row[f"{mode}_ids_equal"] = d == bd
-                if d != bd and name in workers and BASELINE in workers:
-                    try:
-                        mine = workers[name].ask(f"dump {mode} {tmp}/{name}_{mode}")["dumped"]
-                        ref_path = f"{tmp}/{BASELINE}_{mode}"
-                        if not os.path.exists(ref_path):
-                            workers[BASELINE].ask(f"dump {mode} {ref_path}")
-                        row[f"{mode}_diff"] = first_difference(name, mine, ref_path, args.encoding)
-                    except WorkerError as exc:
-                        row[f"{mode}_diff"] = f"(diff failed: {exc})"
-    for w in workers.values():
-        w.close()
-
-    out = []
-    for name in names:
-        row = rows[name]
-        for mode in ("whole", "batch"):
-            mine, ref = row.get(f"{mode}_mbps"), base.get(f"{mode}_mbps")
-            row[f"{mode}_ratio"] = mine / ref if mine and ref else None
-        out.append({"file": path.name, "contender": name, **row})
-    return out
-
-
-def _eq_cell(row: dict) -> str:
-    if row.get("contender") == BASELINE:
-        return "(baseline)"
-    cells = []
-    for mode in ("whole", "batch"):
-        eq = row.get(f"{mode}_ids_equal")
-        cells.append("—" if eq is None else ("yes" if eq else "**NO**"))
-    return " / ".join(cells)
-
-
-def markdown(rows: list[dict], totals: list[dict]) -> str:
-    head = (
-        "| file | contender | whole MB/s | × tiktoken | batch MB/s | × tiktoken | peak MB "
-        "| ids == tiktoken (whole / batch) |"
+    rows = run_file_rows(
+        path.name,
+        names,
+        lambda name: start_worker(name, path, "serve", args, env),
+        hello_keys=("bytes", "paragraphs", "largest_share", "load_s"),
+        modes=MODES,
+        baseline=BASELINE,
+        repeat=args.repeat,
+        diff=lambda name, mine, ref: first_difference(name, mine, ref, args.encoding),
+        tmp_prefix="bench_ids_",
     )
-    lines = [head, "|---|---|---:|---:|---:|---:|---:|---|"]
-    for r in rows + totals:
-        if r.get("error") and r.get("whole_mbps") is None:
-            lines.append(f"| {r['file']} | {r['contender']} | failed | | | | | {r['error'][:60]} |")
-            continue
-        lines.append(
-            "| {file} | {c} | {w} | {wr} | {b} | {br} | {pk} | {eq} |".format(
-                file=r["file"],
-                c=r["contender"],
-                w=fmt(r.get("whole_mbps"), ".2f"),
-                wr=fmt(r.get("whole_ratio"), ".2f", "×"),
-                b=fmt(r.get("batch_mbps"), ".2f"),
-                br=fmt(r.get("batch_ratio"), ".2f", "×"),
-                pk=fmt(r.get("peak_mb"), ".0f"),
-                eq=_eq_cell(r) + (" · worker died, see below" if r.get("error") else ""),
-            )
-        )
-    return "\n".join(lines)
-
-
-def aggregate(rows: list[dict], names: list[str], nfiles: int) -> list[dict]:
-    """Per contender over all files: total bytes / total best seconds (only if every file ran)."""
-    totals = []
-    for name in names:
-        mine = [
-            r
-            for r in rows
-            if r["contender"] == name and r.get("whole_secs") and r.get("batch_secs")
-        ]
-        if len(mine) != nfiles or nfiles < 2:
-            continue
-        nbytes = sum(r["bytes"] for r in mine)
-        t = {"file": "**all files**", "contender": name}
-        for mode in ("whole", "batch"):
-            t[f"{mode}_mbps"] = nbytes / MB / sum(r[f"{mode}_secs"] for r in mine)
-            eqs = [r.get(f"{mode}_ids_equal") for r in mine]
-            t[f"{mode}_ids_equal"] = None if None in eqs else all(eqs)
-        t["peak_mb"] = max((r.get("peak_mb") or 0) for r in mine) or None
-        totals.append(t)
-    base = next((t for t in totals if t["contender"] == BASELINE), None)
-    for t in totals:
-        for mode in ("whole", "batch"):
-            t[f"{mode}_ratio"] = t[f"{mode}_mbps"] / base[f"{mode}_mbps"] if base else None
-    return totals
+    add_ratios(rows, MODES, RATIOS)
+    return [{"file": path.name, "contender": name, **rows[name]} for name in names]
 
 
 def probe(
@@ -764,12 +444,7 @@ def probe(
 ) -> tuple[list[str], dict[str, dict], dict[str, str]]:
     ok, info, skipped = [], {}, {}
     for name in names:
-        w = Worker(name, Path("-"), "probe", args, env)
-        try:
-            r = w.read()
-        except WorkerError as exc:
-            r = {"ok": False, "error": str(exc)}
-        w.kill()
+        r = start_worker(name, Path("-"), "probe", args, env).probe()
         if r.get("ok"):
             ok.append(name)
             info[name] = {"version": r["version"], "api": r["api"]}
@@ -788,11 +463,9 @@ def parent_main(args) -> int:
         if not f.is_file():
             print(f"not a file: {f}", file=sys.stderr)
             return 2
-    names = [c.strip() for c in args.contenders.split(",") if c.strip()]
-    for n in names:
-        if n not in CONTENDERS:
-            print(f"unknown contender {n!r} (know {', '.join(CONTENDERS)})", file=sys.stderr)
-            return 2
+    names = pick(args.contenders, CONTENDERS, "contender")
+    if names is None:
+        return 2
 
     os.environ.update(
         prepare_refdata(args.encoding)
@@ -809,7 +482,7 @@ def parent_main(args) -> int:
             for n in ("hf", "tokie"):
                 if n in names:
                     names.remove(n)
-                    skipped[n] = f"no tokenizer.json: {type(exc).__name__}: {exc}"
+                    skipped[n] = f"no tokenizer.json: {error_text(exc)}"
                     print(f"skipping {n}: {skipped[n]}", file=sys.stderr)
 
     names, info, more = probe(names, args, env)
@@ -826,7 +499,7 @@ def parent_main(args) -> int:
         print(f"{f.name}: {', '.join(names)}", file=sys.stderr)
         rows.extend(run_file(f, names, args, env, skipped))
     elapsed = time.perf_counter() - t0
-    totals = aggregate(rows, names, len(files))
+    totals = aggregate(rows, names, len(files), MODES, RATIOS)
     report(args, files, names, info, skipped, rows, totals, elapsed)
 
     if args.json:
@@ -849,17 +522,16 @@ def parent_main(args) -> int:
             "totals": totals,
             "elapsed_s": elapsed,
         }
-        Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
-        print(f"wrote {args.json}", file=sys.stderr)
+        write_json(args.json, doc)
     return 0
 
 
 def report(args, files, names, info, skipped, rows, totals, elapsed) -> None:
     """Print the markdown report to stdout."""
-    size = "first %.1f MB of each file" % (args.max_bytes / MB) if args.max_bytes else "whole files"
     print(
-        f"## encode throughput — {args.encoding}, {size}, best of {args.repeat}, "
-        f"batch of {args.split} on {args.threads} threads ({os.cpu_count()} cores)\n"
+        f"## encode throughput — {args.encoding}, {size_note(args.max_bytes)}, "
+        f"best of {args.repeat}, batch of {args.split} on {args.threads} threads "
+        f"({os.cpu_count()} cores)\n"
     )
     for name in names:
         print(f"- {name} {info[name]['version']}: {info[name]['api']}")
@@ -867,32 +539,20 @@ def report(args, files, names, info, skipped, rows, totals, elapsed) -> None:
         print(f"- {name}: skipped ({why})")
     print()
 
-    first = {}
-    for f in files:
-        r = next((r for r in rows if r["file"] == f.name and r.get("bytes")), None)
-        if r:
-            first[f.name] = r
-            print(
-                f"- {f.name}: {r['bytes'] / MB:.1f} MB, {r['paragraphs']} {args.split}, "
-                f"the largest is {100 * r['largest_share']:.0f}% of the bytes"
-            )
-    busy = max((r.get("others_busy_cores") or 0.0 for r in rows), default=0.0)
-    if busy > 0.25:
+    first = file_rows(files, rows)
+    for fname, r in first.items():
         print(
-            f"- **warning**: other processes kept up to {busy:.1f} of {os.cpu_count()} cores busy "
-            "between runs; rates are lower and noisier than on an idle machine"
+            f"- {fname}: {r['bytes'] / MB:.1f} MB, {r['paragraphs']} {args.split}, "
+            f"the largest is {100 * r['largest_share']:.0f}% of the bytes"
         )
+    busy_warning(rows)
     print()
-    print(markdown(rows, totals))
+    print(rate_table(rows + totals, MODES, RATIOS, BASELINE))
     print()
     for r in rows:
-        if r.get("error"):
-            before = " (numbers are from the runs before)" if r.get("whole_mbps") else ""
-            print(f"- {r['contender']} on {r['file']}: {r['error']}{before}")
+        error_note(r, MODES)
         if r.get("whole_diff") or r.get("batch_diff"):
-            notes = "; ".join(
-                f"{m}: {r[m + '_diff']}" for m in ("whole", "batch") if r.get(m + "_diff")
-            )
+            notes = "; ".join(f"{m}: {r[m + '_diff']}" for m in MODES if r.get(m + "_diff"))
             print(f"- ids differ: {r['contender']} on {r['file']}: {notes}")
     print()
 
@@ -915,16 +575,7 @@ def report(args, files, names, info, skipped, rows, totals, elapsed) -> None:
             cells.append(fmt(b / w if w and b else None, ".2f", "×"))
         print(f"| {fname} | {fmt(ceiling(fname), '.2f', '×')} | " + " | ".join(cells) + " |")
     print()
-    print("### cores used (CPU time ÷ wall time of the best run), whole / batch\n")
-    print("| file | " + " | ".join(names) + " |")
-    print("|---|" + "---:|" * len(names))
-    for fname in fnames:
-        cells = []
-        for n in names:
-            r = by.get((fname, n), {})
-            cells.append(f"{fmt(r.get('whole_cores'), '.1f')} / {fmt(r.get('batch_cores'), '.1f')}")
-        print(f"| {fname} | " + " | ".join(cells) + " |")
-    print()
+    cores_table(fnames, names, rows, MODES)
     if "subword" in names:
         for fname in fnames:
             r = by.get((fname, "subword"), {})
@@ -942,9 +593,7 @@ def report(args, files, names, info, skipped, rows, totals, elapsed) -> None:
             "- subword batch/single: not measured "
             f"(subword skipped: {skipped.get('subword', 'not selected')})"
         )
-    print(
-        f"\n_run took {elapsed:.0f} s on {platform.machine()} / Python {platform.python_version()}_"
-    )
+    print("\n" + run_took(elapsed))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,9 +22,9 @@ rustbpe and bpeasy have no such knob and keep merging pairs seen once.
 Each (contender, case, repeat) runs in a fresh child process of this script (``--worker``) that
 imports the library, trains once and prints one JSON line: wall seconds of the training call
 (reading the files included), CPU seconds, and peak RSS from VmHWM in /proc/self/status (see
-_peak_rss).  Wall time is the best of ``--repeat`` runs; peak MB is the largest seen.  Runs of
-different contenders alternate (the order rotated each repeat) so drift of a shared machine hits
-all alike, and the load from other processes is sampled before every run.
+benchutil.peak_rss).  Wall time is the best of ``--repeat`` runs; peak MB is the largest seen.
+Runs of different contenders alternate (the order rotated each repeat) so drift of a shared
+machine hits all alike, and the load from other processes is sampled before every run.
 """
 
 from __future__ import annotations
@@ -33,25 +33,39 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
-from benchutil import fmt, other_busy_cores, peak_rss
+from benchutil import (
+    MB,
+    REPO,
+    byte_alphabet,
+    dist_version,
+    error_text,
+    fmt,
+    pick,
+    protocol,
+    ratio,
+    rotated,
+    run_once,
+    run_took,
+    summarize_runs,
+    timed_call,
+    train_step,
+    versus_hf,
+    write_json,
+)
 
-REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPORA = REPO.parent / "shared" / "corpora"
 CACHE = REPO / ".cache"
 BENCH_CACHE = CACHE / "bench"  # the scaled copies of the corpora live here
 
 CONTENDERS = ("subword", "hf", "rustbpe", "bpeasy")
 BASELINE = "hf"
-MB = 1e6
 MIB = 2**20
 
 # GPT-2's pre-tokenizer, as first published (fancy-regex syntax: rustbpe and bpeasy compile it).
@@ -157,15 +171,6 @@ def build_cases(selected: list[str], corpora: Path) -> list[dict]:
 # --------------------------------------------------------------------------
 
 
-def _version(modname: str) -> str:
-    try:
-        from importlib.metadata import version
-
-        return version(modname)
-    except Exception:  # noqa: BLE001
-        return "?"
-
-
 def _safe_cut(buf: bytes) -> int:
     """Offset just after the last "\\n" in buf followed by printable ASCII, or -1."""
     end = len(buf)
@@ -200,14 +205,7 @@ def text_chunks(files: list[str], size: int = CHUNK):
 
 def _byte_decoder() -> dict[str, int]:
     """GPT-2's printable stand-in for each byte value, inverted (HF vocab strings -> bytes)."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
-    table = {b: chr(b) for b in keep}
-    extra = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(256 + extra)
-            extra += 1
-    return {c: b for b, c in table.items()}
+    return {c: b for b, c in enumerate(byte_alphabet())}
 
 
 def load_trainer(name: str, threads: int):
@@ -222,7 +220,7 @@ def load_trainer(name: str, threads: int):
         def train(files, vocab):
             return subword.train(files, vocab, show_progress=False, num_threads=threads)
 
-        return _version("subword"), train
+        return dist_version("subword"), train
     if name == "hf":
         from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
@@ -238,7 +236,7 @@ def load_trainer(name: str, threads: int):
             tok.train(files, trainer)
             return tok
 
-        return _version("tokenizers"), train
+        return dist_version("tokenizers"), train
     if name == "rustbpe":
         import rustbpe
 
@@ -247,7 +245,7 @@ def load_trainer(name: str, threads: int):
             tok.train_from_iterator(text_chunks(files), vocab, pattern=GPT2_PATTERN)
             return tok
 
-        return _version("rustbpe"), train
+        return dist_version("rustbpe"), train
     if name == "bpeasy":
         import bpeasy
 
@@ -256,7 +254,7 @@ def load_trainer(name: str, threads: int):
                 text_chunks(files), GPT2_PATTERN, BPEASY_MAX_TOKEN_LENGTH, vocab
             )
 
-        return _version("bpeasy"), train
+        return dist_version("bpeasy"), train
     raise ValueError(f"unknown contender {name!r}")
 
 
@@ -284,31 +282,17 @@ def learned_tokens(name: str, result) -> tuple[list[bytes], int]:
 
 
 def worker_main(args) -> int:
-    # The protocol owns the real stdout; whatever the libraries print goes to stderr.
-    proto = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-
-    def say(obj: dict) -> None:
-        proto.write(json.dumps(obj) + "\n")
-        proto.flush()
-
+    say = protocol()
     name, files, vocab = args.worker, args.files, args.vocab
     try:
         t0 = time.perf_counter()
         version, train = load_trainer(name, args.threads)
         import_s = time.perf_counter() - t0
-        before = peak_rss()
-        u0 = resource.getrusage(resource.RUSAGE_SELF)
-        t0 = time.perf_counter()
-        result = train(files, vocab)
-        wall = time.perf_counter() - t0
-        u1 = resource.getrusage(resource.RUSAGE_SELF)
-        peak = peak_rss()  # before learned_tokens, which may build big Python objects
-        cpu = (u1.ru_utime - u0.ru_utime) + (u1.ru_stime - u0.ru_stime)
+        result, stats = timed_call(train, files, vocab)
+        # after the peak was read: learned_tokens may build big Python objects
         toks, n_vocab = learned_tokens(name, result)
     except Exception as exc:  # noqa: BLE001
-        say({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+        say({"ok": False, "error": error_text(exc)})
         return 1
     if args.tokens_out:
         with open(args.tokens_out, "w") as f:
@@ -318,12 +302,7 @@ def worker_main(args) -> int:
             "ok": True,
             "version": version,
             "import_s": import_s,
-            "wall_s": wall,
-            "cpu_s": cpu,
-            "cores": cpu / wall if wall else None,
-            "peak_mb": peak["peak_mb"],
-            "ru_maxrss_mb": peak["ru_maxrss_mb"],
-            "import_rss_mb": before.get("rss_mb"),
+            **stats,
             "merges": len(toks),
             "n_vocab": n_vocab,
         }
@@ -334,17 +313,6 @@ def worker_main(args) -> int:
 # --------------------------------------------------------------------------
 # Parent
 # --------------------------------------------------------------------------
-
-
-def _exit_status(code: int) -> str:
-    if code >= 0:
-        return f"exited with {code}"
-    try:
-        sig = signal.Signals(-code).name
-    except ValueError:
-        sig = f"signal {-code}"
-    hint = " (was the extension rebuilt during the run?)" if sig in ("SIGBUS", "SIGSEGV") else ""
-    return f"killed by {sig}{hint}"
 
 
 def run_worker(name: str, case: dict, args, env: dict[str, str], tokens_out: str | None) -> dict:
@@ -361,27 +329,7 @@ def run_worker(name: str, case: dict, args, env: dict[str, str], tokens_out: str
     if tokens_out:
         cmd += ["--tokens-out", tokens_out]
     cmd += ["--files", *map(str, case["files"])]
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
-        try:
-            out, _ = proc.communicate(timeout=args.timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            return {"ok": False, "error": f"timeout after {args.timeout:.0f} s"}
-        err.seek(0)
-        tail = err.read().decode("utf-8", "replace")[-600:].strip()
-    lines = out.decode("utf-8", "replace").strip().splitlines()
-    if not lines:
-        return {"ok": False, "error": f"worker {_exit_status(proc.returncode)}: {tail}"}
-    try:
-        return json.loads(lines[-1])
-    except json.JSONDecodeError:
-        return {"ok": False, "error": f"bad worker output {lines[-1][:200]!r}: {tail}"}
-
-
-def _ratio(a, b):
-    return a / b if a is not None and b else None
+    return run_once(cmd, env, args.timeout)
 
 
 def overlap(tok_dir: str, case: str, name: str, ref: str = "subword") -> float | None:
@@ -394,16 +342,12 @@ def overlap(tok_dir: str, case: str, name: str, ref: str = "subword") -> float |
 
 
 def parent_main(args) -> int:
-    names = [c.strip() for c in args.contenders.split(",") if c.strip()]
-    for n in names:
-        if n not in CONTENDERS:
-            print(f"unknown contender {n!r} (know {', '.join(CONTENDERS)})", file=sys.stderr)
-            return 2
-    selected = ["1"] if args.quick else [c.strip() for c in args.cases.split(",") if c.strip()]
-    for c in selected:
-        if c not in ("1", "2", "3", "scale"):
-            print(f"unknown case {c!r} (know 1, 2, 3, scale)", file=sys.stderr)
-            return 2
+    names = pick(args.contenders, CONTENDERS, "contender")
+    if names is None:
+        return 2
+    selected = ["1"] if args.quick else pick(args.cases, ("1", "2", "3", "scale"), "case")
+    if selected is None:
+        return 2
     corpora = Path(args.corpora)
     if not (corpora / "en_docs.txt").is_file():
         print(f"no corpora in {corpora}", file=sys.stderr)
@@ -423,52 +367,24 @@ def parent_main(args) -> int:
         for rep in range(args.repeat):
             for case in cases:
                 who = [n for n in names if n in case.get("only", names)]
-                k = rep % max(len(who), 1)
-                for name in who[k:] + who[:k]:
+                for name in rotated(who, rep):
                     row = rows.setdefault(
                         (case["case"], name), {"case": case["case"], "contender": name, "runs": []}
                     )
-                    if row.get("error"):
-                        continue  # failed once: do not retry every repeat
-                    busy = other_busy_cores()
                     tokens_out = (
                         str(Path(tok_dir, f"{case['case']}_{name}.txt")) if rep == 0 else None
                     )
-                    print(
-                        f"[{time.perf_counter() - t_start:6.0f} s] {case['label']}: {name} "
-                        f"(repeat {rep + 1}/{args.repeat}, others busy {fmt(busy, '.1f')} cores)",
-                        file=sys.stderr,
+                    train_step(
+                        row,
+                        f"[{time.perf_counter() - t_start:6.0f} s] {case['label']}: {name}",
+                        rep,
+                        args.repeat,
+                        partial(run_worker, name, case, args, env, tokens_out),
+                        lambda r: f"{r['merges']:,} merges / {r['n_vocab']:,}",
                     )
-                    r = run_worker(name, case, args, env, tokens_out)
-                    r["others_busy_cores"] = busy
-                    row["runs"].append(r)
-                    if not r.get("ok"):
-                        row["error"] = r.get("error", "?")
-                        print(f"    failed: {row['error']}", file=sys.stderr)
-                    else:
-                        print(
-                            f"    {r['wall_s']:.2f} s, {r['peak_mb']:.0f} MB, "
-                            f"{r['merges']:,} merges / {r['n_vocab']:,}",
-                            file=sys.stderr,
-                        )
         # summarize: best wall, largest peak
         for (cid, name), row in rows.items():
-            ok = [r for r in row["runs"] if r.get("ok")]
-            if not ok:
-                continue
-            best = min(ok, key=lambda r: r["wall_s"])
-            row.update(
-                version=best["version"],
-                wall_s=best["wall_s"],
-                cpu_s=best["cpu_s"],
-                cores=best["cores"],
-                peak_mb=max(r["peak_mb"] for r in ok),
-                import_rss_mb=best.get("import_rss_mb"),
-                merges=best["merges"],
-                n_vocab=best["n_vocab"],
-                all_wall_s=[r["wall_s"] for r in ok],
-            )
-            if name != "subword":
+            if summarize_runs(row, ("merges", "n_vocab")) and name != "subword":
                 row["subword_tokens_shared"] = overlap(tok_dir, cid, name)
     finally:
         shutil.rmtree(tok_dir, ignore_errors=True)
@@ -481,8 +397,7 @@ def parent_main(args) -> int:
             row = rows.get((case["case"], name))
             if row is None:
                 continue
-            row["x_hf_time"] = _ratio(row.get("wall_s"), base.get("wall_s"))
-            row["x_hf_memory"] = _ratio(row.get("peak_mb"), base.get("peak_mb"))
+            versus_hf(row, base)
     targets = check_targets(cases, rows)
     report(args, cases, names, rows, targets, elapsed, load0, load1)
 
@@ -509,8 +424,7 @@ def parent_main(args) -> int:
             "targets": targets,
             "elapsed_s": elapsed,
         }
-        Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
-        print(f"wrote {args.json}", file=sys.stderr)
+        write_json(args.json, doc)
     return 0
 
 
@@ -524,9 +438,9 @@ def check_targets(cases: list[dict], rows: dict) -> list[dict]:
         rb = rows.get((case["case"], "rustbpe"), {})
         hf = rows.get((case["case"], "hf"), {})
         checks = [
-            ("speed vs rustbpe", _ratio(rb.get("wall_s"), sw.get("wall_s")), ">=", 1.5),
-            ("wall time vs HF", _ratio(sw.get("wall_s"), hf.get("wall_s")), "<=", 0.3),
-            ("peak memory vs HF", _ratio(sw.get("peak_mb"), hf.get("peak_mb")), "<=", 1.0),
+            ("speed vs rustbpe", ratio(rb.get("wall_s"), sw.get("wall_s")), ">=", 1.5),
+            ("wall time vs HF", ratio(sw.get("wall_s"), hf.get("wall_s")), "<=", 0.3),
+            ("peak memory vs HF", ratio(sw.get("peak_mb"), hf.get("peak_mb")), "<=", 1.0),
         ]
         for what, value, op, goal in checks:
             met = None if value is None else (value >= goal if op == ">=" else value <= goal)
@@ -655,7 +569,7 @@ def report(args, cases, names, rows, targets, elapsed, load0, load1) -> None:
             print(
                 f"| {c['scale']}× | {c['bytes'] / MB:.0f} | {row['wall_s']:.2f} | "
                 f"{c['bytes'] / MB / row['wall_s']:.1f} | "
-                f"{fmt(_ratio(row['wall_s'], one), '.2f', '×')} | "
+                f"{fmt(ratio(row['wall_s'], one), '.2f', '×')} | "
                 f"{row['peak_mb']:.0f} | {row['merges']:,} / {row['n_vocab']:,} |"
             )
         print()
@@ -675,9 +589,7 @@ def report(args, cases, names, rows, targets, elapsed, load0, load1) -> None:
                 f"(target {t['op'].replace('>=', '≥').replace('<=', '≤')} {t['goal']:.1f}×): {flag}"
             )
         print()
-    print(
-        f"_run took {elapsed:.0f} s on {platform.machine()} / Python {platform.python_version()}_"
-    )
+    print(run_took(elapsed))
 
 
 def main(argv: list[str] | None = None) -> int:

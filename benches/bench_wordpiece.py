@@ -34,24 +34,51 @@ wall time of the train call (best of ``--repeat``) and peak RSS (largest seen).
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
-import resource
-import select
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 from array import array
+from functools import partial
 from pathlib import Path
 
-from bench_encode import _digest, _flatten, read_text
-from benchutil import fmt, other_busy_cores, peak_rss
+from benchutil import (
+    MB,
+    REPO,
+    EncodeJob,
+    Worker,
+    add_ratios,
+    aggregate,
+    busy_warning,
+    cores_table,
+    dist_version,
+    error_note,
+    error_text,
+    file_rows,
+    flatten,
+    fmt,
+    import_subword,
+    job_worker,
+    module_version,
+    pick,
+    protocol,
+    rate_table,
+    read_text,
+    rotated,
+    run_once,
+    run_took,
+    size_note,
+    summarize_runs,
+    timed_call,
+    train_step,
+    versus_hf,
+    warmup_items,
+    write_json,
+)
+from benchutil import run_file as run_file_rows
 
-REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPORA = REPO.parent / "shared" / "corpora"
 BENCH_CACHE = REPO / ".cache" / "bench"  # the --quick training file is written here
 
@@ -59,10 +86,10 @@ ENCODE_CONTENDERS = ("subword", "hf", "tokie")
 TRAIN_CONTENDERS = ("subword", "hf")
 BASELINE = "hf"  # ids are compared with hf's; ratios are against hf and tokie
 PEER = "tokie"
+RATIOS = {f"x_{BASELINE}": BASELINE, f"x_{PEER}": PEER}  # row["single_x_hf"]: its MB/s ÷ hf's
 MODES = ("single", "batch")
 PARTS = ("encode", "train")
 QUICK_BYTES = 1_000_000
-MB = 1e6
 VOCAB_SIZE = 30522
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
@@ -122,33 +149,12 @@ def id_to_token_table(tokenizer_json: Path) -> dict[int, str]:
 # --------------------------------------------------------------------------
 
 
-def _version(dist: str) -> str:
-    try:
-        from importlib.metadata import version
-
-        return version(dist)
-    except Exception:  # noqa: BLE001
-        return "?"
-
-
-def _import_subword():
-    try:
-        import subword
-    except ModuleNotFoundError as exc:
-        if exc.name != "subword":
-            raise
-        # not installed: maybe built in place (maturin develop) next to the sources
-        sys.path.insert(0, str(REPO / "python"))
-        import subword  # noqa: F811
-    return subword
-
-
 def load_encoder(name: str, tokenizer_json: str):
     """Return (version, single(lines) -> list[list[int]], batch(lines) -> list[list[int]])."""
     if name == "subword":
-        mod = _import_subword()
+        mod = import_subword()
         tok = mod.Tokenizer.from_file(tokenizer_json)
-        version = getattr(mod, "__version__", None) or _version("subword")
+        version = module_version(mod)
     elif name == "hf":
         import tokenizers
 
@@ -158,7 +164,7 @@ def load_encoder(name: str, tokenizer_json: str):
         import tokie
 
         tok = tokie.Tokenizer.from_json(tokenizer_json)
-        version = _version("tokie")
+        version = dist_version("tokie")
     else:
         raise ValueError(f"unknown contender {name!r}")
     # BERT's tokenizer.json pads and truncates to 128: switch both off everywhere.
@@ -175,8 +181,9 @@ def load_encoder(name: str, tokenizer_json: str):
     return version, single, batch
 
 
-class EncodeJob:
+class LinesJob(EncodeJob):
     def __init__(self, name: str, path: str, tokenizer_json: str, max_bytes: int, warmup: int):
+        super().__init__()
         t0 = time.perf_counter()
         self.version, self._single, self._batch = load_encoder(name, tokenizer_json)
         self.load_s = time.perf_counter() - t0
@@ -184,63 +191,20 @@ class EncodeJob:
         self.nbytes = len(text.encode("utf-8"))
         self.lines = text.split("\n")
         del text
-        self.checked: dict[str, dict] = {}
         # Warm up (thread pools, caches, page faults) on the lines of a prefix of the file.
-        acc, k = 0, 0
-        while k < len(self.lines) and (warmup < 0 or acc < warmup):
-            acc += len(self.lines[k]) + 1
-            k += 1
-        head = self.lines[: max(k, 1)]
+        head = warmup_items(self.lines, warmup, sep=1)
         self._single(head)
         self._batch(head)
 
-    def run(self, mode: str) -> dict:
-        fn = self._single if mode == "single" else self._batch
-        gc.collect()
-        gc.disable()
-        try:
-            u0 = resource.getrusage(resource.RUSAGE_SELF)
-            t0 = time.perf_counter()
-            out = fn(self.lines)
-            secs = time.perf_counter() - t0
-            u1 = resource.getrusage(resource.RUSAGE_SELF)
-        finally:
-            gc.enable()
-        cpu = (u1.ru_utime - u0.ru_utime) + (u1.ru_stime - u0.ru_stime)
-        res = {"mode": mode, "secs": secs, "mbps": self.nbytes / MB / secs, "cores": cpu / secs}
-        if mode not in self.checked:  # fingerprint the ids once per mode, outside the timing
-            flat, lengths = _flatten(out)
-            self.checked[mode] = {"digest": _digest(flat, lengths), "n_ids": len(flat)}
-            res.update(self.checked[mode])
-        del out
-        return res
+    def call(self, mode: str):
+        return (self._single if mode == "single" else self._batch), self.lines
 
-    def dump(self, mode: str, dest: str) -> dict:
-        """Write the ids (uint32, flattened) and the per-line counts (uint64) for a diff."""
-        fn = self._single if mode == "single" else self._batch
-        flat, lengths = _flatten(fn(self.lines))
-        with open(dest, "wb") as f:
-            flat.tofile(f)
-        with open(dest + ".len", "wb") as f:
-            lengths.tofile(f)
-        return {"dumped": dest, "n_ids": len(flat)}
-
-
-def _protocol():
-    """The real stdout for JSON lines; whatever the libraries print goes to stderr."""
-    proto = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-
-    def say(obj: dict) -> None:
-        proto.write(json.dumps(obj) + "\n")
-        proto.flush()
-
-    return say
+    def ids(self, mode: str, out) -> tuple[array, array]:
+        return flatten(out)
 
 
 def encode_worker(name: str, path: str, mode: str, args) -> int:
-    say = _protocol()
+    say = protocol()
     os.environ.setdefault("RAYON_NUM_THREADS", str(args.threads))
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
     if mode == "probe":
@@ -251,52 +215,25 @@ def encode_worker(name: str, path: str, mode: str, args) -> int:
             sane = [list(x) for x in single(texts)] == [list(x) for x in batch(texts)]
             say({"ok": True, "version": version, "sane": sane})
         except Exception as exc:  # noqa: BLE001
-            say({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+            say({"ok": False, "error": error_text(exc)})
         return 0
 
-    try:
+    def make_job() -> LinesJob:
         tokenizer_json = str(bert_tokenizer_json(args.tokenizer_json))
-        job = EncodeJob(name, path, tokenizer_json, args.max_bytes, args.warmup_bytes)
-    except Exception as exc:  # noqa: BLE001
-        say({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
-        return 1
-    hello = {
-        "ready": True,
-        "version": job.version,
-        "load_s": job.load_s,
-        "bytes": job.nbytes,
-        "lines": len(job.lines),
-    }
-    if mode == "both":  # by hand: one JSON line
-        best: dict[str, dict] = {}
-        for _ in range(args.repeat):
-            for m in MODES:
-                r = job.run(m)
-                if m not in best or r["secs"] < best[m]["secs"]:
-                    best[m] = {**best.get(m, {}), **r}
-        say({**hello, "results": best, **peak_rss()})
-        return 0
+        return LinesJob(name, path, tokenizer_json, args.max_bytes, args.warmup_bytes)
 
-    say(hello)
-    for line in sys.stdin:
-        cmd = line.split()
-        if not cmd:
-            continue
-        try:
-            if cmd[0] in MODES:
-                say(job.run(cmd[0]))
-            elif cmd[0] == "dump":
-                say(job.dump(cmd[1], cmd[2]))
-            elif cmd[0] == "peak":
-                say(peak_rss())
-            elif cmd[0] == "quit":
-                say({"bye": True})
-                return 0
-            else:
-                say({"error": f"unknown command {cmd[0]!r}"})
-        except Exception as exc:  # noqa: BLE001
-            say({"error": f"{type(exc).__name__}: {exc}"})
-    return 0
+    def hello(job: LinesJob) -> dict:
+        return {
+            "version": job.version,
+            "load_s": job.load_s,
+            "bytes": job.nbytes,
+            "lines": len(job.lines),
+        }
+
+    # by hand ("both"): one JSON line; otherwise serve the parent
+    return job_worker(
+        say, make_job, hello, mode=mode, modes=MODES, by_hand=("both",), repeat=args.repeat
+    )
 
 
 # --------------------------------------------------------------------------
@@ -307,8 +244,8 @@ def encode_worker(name: str, path: str, mode: str, args) -> int:
 def build_trainer(name: str, vocab_size: int):
     """(version, tokenizer, trainer) of the BERT WordPiece pipeline; nothing trained yet."""
     if name == "subword":
-        mod = _import_subword()
-        version = getattr(mod, "__version__", None) or _version("subword")
+        mod = import_subword()
+        version = module_version(mod)
     elif name == "hf":
         import tokenizers as mod
 
@@ -325,7 +262,7 @@ def build_trainer(name: str, vocab_size: int):
 
 
 def train_worker(name: str, path: str, args) -> int:
-    say = _protocol()
+    say = protocol()
     try:
         t0 = time.perf_counter()
         version, tok, trainer = build_trainer(name, args.vocab_size)
@@ -333,60 +270,21 @@ def train_worker(name: str, path: str, args) -> int:
         if path == "-":  # probe: the pipeline can be built
             say({"ok": True, "version": version})
             return 0
-        before = peak_rss()
-        u0 = resource.getrusage(resource.RUSAGE_SELF)
-        t0 = time.perf_counter()
-        tok.train([path], trainer)
-        wall = time.perf_counter() - t0
-        u1 = resource.getrusage(resource.RUSAGE_SELF)
-        peak = peak_rss()  # before get_vocab, which builds a big dict
-        cpu = (u1.ru_utime - u0.ru_utime) + (u1.ru_stime - u0.ru_stime)
-        vocab = tok.get_vocab()
+        _, stats = timed_call(tok.train, [path], trainer)
+        vocab = tok.get_vocab()  # after the peak was read: it builds a big dict
     except Exception as exc:  # noqa: BLE001
-        say({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+        say({"ok": False, "error": error_text(exc)})
         return 1
     if args.tokens_out:
         with open(args.tokens_out, "w", encoding="utf-8") as f:
             json.dump(sorted(vocab, key=vocab.__getitem__), f, ensure_ascii=False)
-    say(
-        {
-            "ok": True,
-            "version": version,
-            "import_s": import_s,
-            "wall_s": wall,
-            "cpu_s": cpu,
-            "cores": cpu / wall if wall else None,
-            "peak_mb": peak["peak_mb"],
-            "ru_maxrss_mb": peak["ru_maxrss_mb"],
-            "import_rss_mb": before.get("rss_mb"),
-            "n_vocab": len(vocab),
-        }
-    )
+    say({"ok": True, "version": version, "import_s": import_s, **stats, "n_vocab": len(vocab)})
     return 0
 
 
 # --------------------------------------------------------------------------
 # Parent: drive the encode workers
 # --------------------------------------------------------------------------
-
-
-class WorkerError(RuntimeError):
-    pass
-
-
-def _exit_status(code: int) -> str:
-    if code >= 0:
-        return f"exited with {code}"
-    try:
-        sig = signal.Signals(-code).name
-    except ValueError:
-        sig = f"signal {-code}"
-    hint = (
-        " (was its extension module rebuilt during the run?)"
-        if sig in ("SIGBUS", "SIGSEGV")
-        else ""
-    )
-    return f"killed by {sig}{hint}"
 
 
 def _worker_cmd(args, *worker: str) -> list[str]:
@@ -398,73 +296,8 @@ def _worker_cmd(args, *worker: str) -> list[str]:
     return cmd
 
 
-class Worker:
-    def __init__(self, name: str, path: Path | str, mode: str, args, env: dict[str, str]):
-        self.name = name
-        self.err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(
-            _worker_cmd(args, "encode", name, str(path), mode),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.err,
-            env=env,
-        )
-        self.buf = b""
-        self.timeout = args.timeout
-
-    def stderr_tail(self, n: int = 800) -> str:
-        self.err.seek(0)
-        tail = self.err.read().decode("utf-8", "replace")[-n:].strip()
-        return f": {tail}" if tail else ""
-
-    def read(self) -> dict:
-        fd = self.proc.stdout.fileno()
-        deadline = time.monotonic() + self.timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill()
-                raise WorkerError(f"no answer in {self.timeout:g} s")
-            ready, _, _ = select.select([fd], [], [], left)
-            if ready:
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    raise WorkerError(
-                        f"worker {_exit_status(self.proc.wait())}{self.stderr_tail()}"
-                    )
-                self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def ask(self, cmd: str) -> dict:
-        try:
-            self.proc.stdin.write(cmd.encode() + b"\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError as exc:
-            raise WorkerError(f"worker is gone{self.stderr_tail()}") from exc
-        reply = self.read()
-        if "error" in reply:
-            raise WorkerError(reply["error"])
-        return reply
-
-    def peak(self) -> dict:
-        try:
-            return self.ask("peak")
-        except WorkerError as exc:
-            return {"peak_error": str(exc)}
-
-    def close(self) -> None:
-        try:
-            self.ask("quit")
-        except WorkerError:
-            pass
-        self.kill()
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        self.err.close()
+def start_worker(name: str, path: Path | str, mode: str, args, env: dict[str, str]) -> Worker:
+    return Worker(_worker_cmd(args, "encode", name, str(path), mode), env, args.timeout)
 
 
 def _load_dump(path: str) -> tuple[array, array]:
@@ -509,117 +342,27 @@ def first_difference(
 def run_file(
     path: Path, names: list[str], args, env: dict[str, str], vocab: dict[int, str]
 ) -> list[dict]:
-    workers: dict[str, Worker] = {}
-    rows: dict[str, dict] = {}
-    for name in names:  # start one at a time so loads and warm-ups do not overlap
-        w = Worker(name, path, "serve", args, env)
-        try:
-            hello = w.read()
-        except WorkerError as exc:
-            hello = {"ready": False, "error": str(exc)}
-        if not hello.get("ready"):
-            print(f"  {name}: cannot run on {path.name}: {hello.get('error')}", file=sys.stderr)
-            rows[name] = {"error": hello.get("error")}
-            w.kill()
-            continue
-        workers[name] = w
-        rows[name] = {"bytes": hello["bytes"], "lines": hello["lines"], "load_s": hello["load_s"]}
-
-    live = list(workers)
-    for rep in range(args.repeat):
-        noise = other_busy_cores()  # all workers idle now: whatever runs is someone else
-        if noise is not None:
-            for row in rows.values():
-                row["others_busy_cores"] = max(row.get("others_busy_cores", 0.0), noise)
-        k = rep % max(len(live), 1)
-        order = live[k:] + live[:k]
-        for mode in MODES:
-            for name in order:
-                if name not in workers:
-                    continue
-                try:
-                    r = workers[name].ask(mode)
-                except WorkerError as exc:
-                    print(f"  {name}: {exc}", file=sys.stderr)
-                    rows[name]["error"] = str(exc)
-                    workers.pop(name).kill()
-                    continue
-                row = rows[name]
-                row.setdefault(f"{mode}_all_secs", []).append(r["secs"])
-                if f"{mode}_secs" not in row or r["secs"] < row[f"{mode}_secs"]:
-                    row[f"{mode}_secs"] = r["secs"]
-                    row[f"{mode}_mbps"] = r["mbps"]
-                    row[f"{mode}_cores"] = r["cores"]
-                if "digest" in r:
-                    row[f"{mode}_digest"] = r["digest"]
-                    row[f"{mode}_n_ids"] = r["n_ids"]
-        print(f"  {path.name}: repeat {rep + 1}/{args.repeat} done", file=sys.stderr)
-
-    for name, w in workers.items():  # before any dump below re-encodes
-        rows[name].update(w.peak())
-
-    base = rows.get(BASELINE, {})
     lines: list[str] | None = None
-    with tempfile.TemporaryDirectory(prefix="bench_wp_ids_") as tmp:
-        for name, row in rows.items():
-            for mode in MODES:
-                d, bd = row.get(f"{mode}_digest"), base.get(f"{mode}_digest")
-                if d is None or bd is None:
-                    row[f"{mode}_ids_equal"] = None
-                    continue
-                row[f"{mode}_ids_equal"] = d == bd
-                if d != bd and name in workers and BASELINE in workers:
-                    try:
-                        mine = workers[name].ask(f"dump {mode} {tmp}/{name}_{mode}")["dumped"]
-                        ref = f"{tmp}/{BASELINE}_{mode}"
-                        if not os.path.exists(ref):
-                            workers[BASELINE].ask(f"dump {mode} {ref}")
-                        if lines is None:
-                            lines = read_text(str(path), args.max_bytes).split("\n")
-                        row[f"{mode}_diff"] = first_difference(name, mine, ref, lines, vocab)
-                    except WorkerError as exc:
-                        row[f"{mode}_diff"] = f"(diff failed: {exc})"
-    for w in workers.values():
-        w.close()
 
-    out = []
-    for name in names:
-        row = rows[name]
-        for mode in MODES:
-            mine = row.get(f"{mode}_mbps")
-            for ref in (BASELINE, PEER):
-                theirs = rows.get(ref, {}).get(f"{mode}_mbps")
-                row[f"{mode}_x_{ref}"] = mine / theirs if mine and theirs else None
-        out.append({"file": path.name, "contender": name, **row})
-    return out
+    def diff(name: str, mine: str, ref: str) -> str:
+        nonlocal lines
+        if lines is None:
+            lines = read_text(str(path), args.max_bytes).split("\n")
+        return first_difference(name, mine, ref, lines, vocab)
 
-
-def aggregate(rows: list[dict], names: list[str], nfiles: int) -> list[dict]:
-    """Per contender over all files: total bytes / total best seconds (only if every file ran)."""
-    totals = []
-    for name in names:
-        mine = [
-            r
-            for r in rows
-            if r["contender"] == name and r.get("single_secs") and r.get("batch_secs")
-        ]
-        if len(mine) != nfiles or nfiles < 2:
-            continue
-        nbytes = sum(r["bytes"] for r in mine)
-        t = {"file": "**all files**", "contender": name, "bytes": nbytes}
-        for mode in MODES:
-            t[f"{mode}_mbps"] = nbytes / MB / sum(r[f"{mode}_secs"] for r in mine)
-            eqs = [r.get(f"{mode}_ids_equal") for r in mine]
-            t[f"{mode}_ids_equal"] = None if None in eqs else all(eqs)
-        t["peak_mb"] = max((r.get("peak_mb") or 0) for r in mine) or None
-        totals.append(t)
-    by = {t["contender"]: t for t in totals}
-    for t in totals:
-        for mode in MODES:
-            for ref in (BASELINE, PEER):
-                theirs = by.get(ref, {}).get(f"{mode}_mbps")
-                t[f"{mode}_x_{ref}"] = t[f"{mode}_mbps"] / theirs if theirs else None
-    return totals
+    rows = run_file_rows(
+        path.name,
+        names,
+        lambda name: start_worker(name, path, "serve", args, env),
+        hello_keys=("bytes", "lines", "load_s"),
+        modes=MODES,
+        baseline=BASELINE,
+        repeat=args.repeat,
+        diff=diff,
+        tmp_prefix="bench_wp_ids_",
+    )
+    add_ratios(rows, MODES, RATIOS)
+    return [{"file": path.name, "contender": name, **rows[name]} for name in names]
 
 
 def probe(kind: str, names: list[str], args, env: dict[str, str]):
@@ -627,12 +370,7 @@ def probe(kind: str, names: list[str], args, env: dict[str, str]):
     ok, versions, skipped = [], {}, {}
     for name in names:
         if kind == "encode":
-            w = Worker(name, "-", "probe", args, env)
-            try:
-                r = w.read()
-            except WorkerError as exc:
-                r = {"ok": False, "error": str(exc)}
-            w.kill()
+            r = start_worker(name, "-", "probe", args, env).probe()
         else:
             r = run_train_worker(name, "-", args, env, None)
         if r.get("ok") and r.get("sane", True):
@@ -650,7 +388,7 @@ def encode_part(args, files: list[Path], env: dict[str, str]) -> dict:
     try:
         args.tokenizer_path = bert_tokenizer_json(args.tokenizer_json)
     except Exception as exc:  # noqa: BLE001
-        why = f"no BERT tokenizer.json: {type(exc).__name__}: {exc}"
+        why = f"no BERT tokenizer.json: {error_text(exc)}"
         print(f"skipping encode: {why}", file=sys.stderr)
         return {"skipped_part": why, "contenders": {}, "skipped": {}, "results": [], "totals": []}
     names, versions, skipped = probe("encode", names, args, env)
@@ -667,7 +405,7 @@ def encode_part(args, files: list[Path], env: dict[str, str]) -> dict:
         "contenders": {n: {"version": versions[n], "api": ENCODE_API[n]} for n in names},
         "skipped": skipped,
         "results": rows,
-        "totals": aggregate(rows, names, len(files)),
+        "totals": aggregate(rows, names, len(files), MODES, RATIOS, with_bytes=True),
     }
 
 
@@ -682,23 +420,7 @@ def run_train_worker(
     cmd = _worker_cmd(args, "train", name, path)
     if tokens_out:
         cmd += ["--tokens-out", tokens_out]
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
-        try:
-            out, _ = proc.communicate(timeout=args.timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            return {"ok": False, "error": f"timeout after {args.timeout:.0f} s"}
-        err.seek(0)
-        tail = err.read().decode("utf-8", "replace")[-600:].strip()
-    lines = out.decode("utf-8", "replace").strip().splitlines()
-    if not lines:
-        return {"ok": False, "error": f"worker {_exit_status(proc.returncode)}: {tail}"}
-    try:
-        return json.loads(lines[-1])
-    except json.JSONDecodeError:
-        return {"ok": False, "error": f"bad worker output {lines[-1][:200]!r}: {tail}"}
+    return run_once(cmd, env, args.timeout)
 
 
 def train_input(path: Path, max_bytes: int) -> Path:
@@ -724,29 +446,16 @@ def train_part(args, env: dict[str, str]) -> dict:
     tok_dir = tempfile.mkdtemp(prefix="bench_wp_vocab_")
     try:
         for rep in range(args.repeat):
-            k = rep % max(len(names), 1)
-            for name in names[k:] + names[:k]:
-                row = rows[name]
-                if row.get("error"):
-                    continue  # failed once: do not retry every repeat
-                busy = other_busy_cores()
+            for name in rotated(names, rep):
                 tokens_out = str(Path(tok_dir, f"{name}.json")) if rep == 0 else None
-                print(
-                    f"train {path.name} @ {args.vocab_size:,}: {name} (repeat {rep + 1}/"
-                    f"{args.repeat}, others busy {fmt(busy, '.1f')} cores)",
-                    file=sys.stderr,
+                train_step(
+                    rows[name],
+                    f"train {path.name} @ {args.vocab_size:,}: {name}",
+                    rep,
+                    args.repeat,
+                    partial(run_train_worker, name, str(path), args, env, tokens_out),
+                    lambda r: f"vocab {r['n_vocab']:,}",
                 )
-                r = run_train_worker(name, str(path), args, env, tokens_out)
-                r["others_busy_cores"] = busy
-                row["runs"].append(r)
-                if not r.get("ok"):
-                    row["error"] = r.get("error", "?")
-                    print(f"    failed: {row['error']}", file=sys.stderr)
-                else:
-                    print(
-                        f"    {r['wall_s']:.2f} s, {r['peak_mb']:.0f} MB, vocab {r['n_vocab']:,}",
-                        file=sys.stderr,
-                    )
         vocabs = {}
         for name in names:
             f = Path(tok_dir, f"{name}.json")
@@ -758,24 +467,10 @@ def train_part(args, env: dict[str, str]) -> dict:
         os.rmdir(tok_dir)
 
     for row in rows.values():
-        ok = [r for r in row["runs"] if r.get("ok")]
-        if not ok:
-            continue
-        best = min(ok, key=lambda r: r["wall_s"])
-        row.update(
-            version=best["version"],
-            wall_s=best["wall_s"],
-            cpu_s=best["cpu_s"],
-            cores=best["cores"],
-            peak_mb=max(r["peak_mb"] for r in ok),
-            import_rss_mb=best.get("import_rss_mb"),
-            n_vocab=best["n_vocab"],
-            all_wall_s=[r["wall_s"] for r in ok],
-        )
+        summarize_runs(row, ("n_vocab",))
     base = rows.get(BASELINE, {})
     for row in rows.values():
-        row["x_hf_time"] = _ratio(row.get("wall_s"), base.get("wall_s"))
-        row["x_hf_memory"] = _ratio(row.get("peak_mb"), base.get("peak_mb"))
+        versus_hf(row, base)
     vocab_check = None
     if "subword" in vocabs and BASELINE in vocabs:
         mine, theirs = vocabs["subword"], vocabs[BASELINE]
@@ -796,10 +491,6 @@ def train_part(args, env: dict[str, str]) -> dict:
         "results": list(rows.values()),
         "vocab_check": vocab_check,
     }
-
-
-def _ratio(a, b):
-    return a / b if a is not None and b else None
 
 
 # --------------------------------------------------------------------------
@@ -850,45 +541,9 @@ def check_targets(enc: dict | None, train: dict | None, files: list[Path]) -> li
     return out
 
 
-def _eq_cell(row: dict) -> str:
-    if row.get("contender") == BASELINE:
-        return "(baseline)"
-    cells = []
-    for mode in MODES:
-        eq = row.get(f"{mode}_ids_equal")
-        cells.append("—" if eq is None else ("yes" if eq else "**NO**"))
-    return " / ".join(cells)
-
-
-def encode_table(rows: list[dict], totals: list[dict]) -> str:
-    lines = [
-        "| file | contender | single MB/s | × hf | × tokie | batch MB/s | × hf | × tokie "
-        "| peak MB | ids == hf (single / batch) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
-    ]
-    for r in rows + totals:
-        if r.get("error") and r.get("single_mbps") is None:
-            lines.append(
-                f"| {r['file']} | {r['contender']} | failed | | | | | | | {r['error'][:60]} |"
-            )
-            continue
-        cells = [r["file"], r["contender"]]
-        for mode in MODES:
-            cells += [
-                fmt(r.get(f"{mode}_mbps"), ".2f"),
-                fmt(r.get(f"{mode}_x_{BASELINE}"), ".2f", "×"),
-                fmt(r.get(f"{mode}_x_{PEER}"), ".2f", "×"),
-            ]
-        cells.append(fmt(r.get("peak_mb"), ".0f"))
-        cells.append(_eq_cell(r) + (" · worker died, see below" if r.get("error") else ""))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def report_encode(args, files: list[Path], enc: dict) -> None:
-    size = "first %.1f MB of each file" % (args.max_bytes / MB) if args.max_bytes else "whole files"
     print(
-        f"## WordPiece encode (BERT uncased) — {size}, best of {args.repeat}, "
+        f"## WordPiece encode (BERT uncased) — {size_note(args.max_bytes)}, best of {args.repeat}, "
         f"batch on {args.threads} threads ({os.cpu_count()} cores)\n"
     )
     if enc.get("skipped_part"):
@@ -909,26 +564,17 @@ def report_encode(args, files: list[Path], enc: dict) -> None:
         print(f"- {name}: skipped ({why})")
     names = list(enc["contenders"])
     rows, totals = enc["results"], enc["totals"]
-    for f in files:
-        r = next((r for r in rows if r["file"] == f.name and r.get("bytes")), None)
-        if r:
-            print(f"- {f.name}: {r['bytes'] / MB:.1f} MB, {r['lines']:,} lines")
-    busy = max((r.get("others_busy_cores") or 0.0 for r in rows), default=0.0)
-    if busy > 0.25:
-        print(
-            f"- **warning**: other processes kept up to {busy:.1f} of {os.cpu_count()} cores busy "
-            "between runs; rates are lower and noisier than on an idle machine"
-        )
+    for fname, r in file_rows(files, rows).items():
+        print(f"- {fname}: {r['bytes'] / MB:.1f} MB, {r['lines']:,} lines")
+    busy_warning(rows)
     print()
     if not rows:
         print("nothing ran\n")
         return
-    print(encode_table(rows, totals))
+    print(rate_table(rows + totals, MODES, RATIOS, BASELINE))
     print()
     for r in rows:
-        if r.get("error"):
-            before = " (numbers are from the runs before)" if r.get("single_mbps") else ""
-            print(f"- {r['contender']} on {r['file']}: {r['error']}{before}")
+        error_note(r, MODES)
         for m in MODES:
             if r.get(m + "_diff"):
                 print(f"- ids differ: {r['contender']} on {r['file']} ({m}): {r[m + '_diff']}")
@@ -936,19 +582,7 @@ def report_encode(args, files: list[Path], enc: dict) -> None:
         if r["contender"] == BASELINE and r.get("single_digest") != r.get("batch_digest"):
             print(f"- note: hf's single and batch ids differ on {r['file']}")
     print()
-    print("### cores used (CPU time ÷ wall time of the best run), single / batch\n")
-    print("| file | " + " | ".join(names) + " |")
-    print("|---|" + "---:|" * len(names))
-    by = {(r["file"], r["contender"]): r for r in rows}
-    for f in files:
-        cells = []
-        for n in names:
-            r = by.get((f.name, n), {})
-            cells.append(
-                f"{fmt(r.get('single_cores'), '.1f')} / {fmt(r.get('batch_cores'), '.1f')}"
-            )
-        print(f"| {f.name} | " + " | ".join(cells) + " |")
-    print()
+    cores_table([f.name for f in files], names, rows, MODES)
 
 
 def report_train(args, train: dict) -> None:
@@ -1046,16 +680,10 @@ def report_targets(targets: list[dict], enc: dict | None, train: dict | None) ->
 
 
 def parent_main(args) -> int:
-    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
-    for p in parts:
-        if p not in PARTS:
-            print(f"unknown part {p!r} (know {', '.join(PARTS)})", file=sys.stderr)
-            return 2
-    names = [c.strip() for c in args.contenders.split(",") if c.strip()]
-    for n in names:
-        if n not in ENCODE_CONTENDERS:
-            print(f"unknown contender {n!r} (know {', '.join(ENCODE_CONTENDERS)})", file=sys.stderr)
-            return 2
+    parts = pick(args.parts, PARTS, "part")
+    names = pick(args.contenders, ENCODE_CONTENDERS, "contender") if parts is not None else None
+    if names is None:
+        return 2
     args.encode_contenders = [n for n in ENCODE_CONTENDERS if n in names]
     args.train_contenders = [n for n in TRAIN_CONTENDERS if n in names]
     files = [Path(p) for p in args.paths] or sorted(DEFAULT_CORPORA.glob("*.txt"))
@@ -1083,9 +711,7 @@ def parent_main(args) -> int:
     if train is not None:
         report_train(args, train)
     report_targets(targets, enc, train)
-    print(
-        f"_run took {elapsed:.0f} s on {platform.machine()} / Python {platform.python_version()}_"
-    )
+    print(run_took(elapsed))
 
     if args.json:
         doc = {
@@ -1107,8 +733,7 @@ def parent_main(args) -> int:
             "targets": targets,
             "elapsed_s": elapsed,
         }
-        Path(args.json).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-        print(f"wrote {args.json}", file=sys.stderr)
+        write_json(args.json, doc, ensure_ascii=False)
     return 0
 
 
