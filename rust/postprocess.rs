@@ -4,80 +4,93 @@
 use crate::error::{Error, Result};
 use std::ops::Range;
 
-/// One encoded sequence (or pair), column by column. Offsets are character offsets into the text
-/// the tokens came from; tokens the template adds have (0, 0) and no word. Padding is not stored:
-/// results carry a pad count and show the padded columns (see [`Padding`]).
+/// One token of a result. Offsets are character offsets into the text the token came from;
+/// tokens the template adds have (0, 0) and no word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub id: u32,
+    pub type_id: u32,
+    pub offsets: (u32, u32),
+    /// Index of the pre-token (word) it came from; [`NO_WORD`] for template tokens, which are
+    /// exactly the special ones of HF's `special_tokens_mask`.
+    pub word: u32,
+    /// Which input (0 = first, 1 = pair) it belongs to; [`NO_WORD`] for template tokens.
+    pub sequence: u32,
+}
+
+/// One encoded sequence (or pair): its tokens in one array, so a result costs one allocation.
+/// Padding is not stored: results carry a pad count and show the padded columns (see
+/// [`Padding`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Encoding {
-    pub ids: Vec<u32>,
-    pub type_ids: Vec<u32>,
-    pub offsets: Vec<(u32, u32)>,
-    /// Index of the pre-token (word) each token came from; [`NO_WORD`] for template tokens,
-    /// which are exactly the special ones of HF's `special_tokens_mask`.
-    pub words: Vec<u32>,
-    /// Which input (0 = first, 1 = pair) each token belongs to; [`NO_WORD`] for template tokens.
-    pub sequence: Vec<u32>,
+    pub toks: Vec<Token>,
 }
 
 pub const NO_WORD: u32 = u32::MAX;
 
 impl Encoding {
     pub fn push(&mut self, id: u32, offsets: (u32, u32), word: u32) {
-        self.ids.push(id);
-        self.type_ids.push(0);
-        self.offsets.push(offsets);
-        self.words.push(word);
-        self.sequence.push(0);
+        self.toks.push(Token {
+            id,
+            type_id: 0,
+            offsets,
+            word,
+            sequence: 0,
+        });
     }
 
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.toks.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.toks.is_empty()
     }
 
     pub fn clear(&mut self) {
-        self.ids.clear();
-        self.type_ids.clear();
-        self.offsets.clear();
-        self.words.clear();
-        self.sequence.clear();
+        self.toks.clear();
+    }
+
+    pub fn ids(&self) -> Vec<u32> {
+        self.toks.iter().map(|t| t.id).collect()
     }
 
     /// The tokens in `r`, as an encoding of their own.
     pub fn slice(&self, r: Range<usize>) -> Encoding {
         Encoding {
-            ids: self.ids[r.clone()].to_vec(),
-            type_ids: self.type_ids[r.clone()].to_vec(),
-            offsets: self.offsets[r.clone()].to_vec(),
-            words: self.words[r.clone()].to_vec(),
-            sequence: self.sequence[r].to_vec(),
+            toks: self.toks[r].to_vec(),
         }
     }
 
     /// Append `other`, giving its tokens `type_id` and `sequence` (None keeps theirs).
     pub fn extend_from(&mut self, other: &Encoding, type_id: Option<u32>, sequence: Option<u32>) {
-        self.ids.extend_from_slice(&other.ids);
-        match type_id {
-            Some(t) => self.type_ids.extend(std::iter::repeat_n(t, other.len())),
-            None => self.type_ids.extend_from_slice(&other.type_ids),
+        if type_id.is_none() && sequence.is_none() {
+            self.toks.extend_from_slice(&other.toks);
+            return;
         }
-        self.offsets.extend_from_slice(&other.offsets);
-        self.words.extend_from_slice(&other.words);
-        match sequence {
-            Some(s) => self.sequence.extend(std::iter::repeat_n(s, other.len())),
-            None => self.sequence.extend_from_slice(&other.sequence),
+        self.toks.extend(other.toks.iter().map(|t| Token {
+            type_id: type_id.unwrap_or(t.type_id),
+            sequence: sequence.unwrap_or(t.sequence),
+            ..*t
+        }));
+    }
+
+    /// Give every token `type_id` and `sequence`.
+    pub fn relabel(&mut self, type_id: u32, sequence: u32) {
+        for t in &mut self.toks {
+            t.type_id = type_id;
+            t.sequence = sequence;
         }
     }
 
     fn push_added(&mut self, id: u32, type_id: u32) {
-        self.ids.push(id);
-        self.type_ids.push(type_id);
-        self.offsets.push((0, 0));
-        self.words.push(NO_WORD);
-        self.sequence.push(NO_WORD);
+        self.toks.push(Token {
+            id,
+            type_id,
+            offsets: (0, 0),
+            word: NO_WORD,
+            sequence: NO_WORD,
+        });
     }
 }
 
@@ -118,8 +131,7 @@ impl Windows {
 
     /// Give every token of every window `type_id` and `sequence`.
     fn relabel(&mut self, type_id: u32, sequence: u32) {
-        self.enc.type_ids.iter_mut().for_each(|t| *t = type_id);
-        self.enc.sequence.iter_mut().for_each(|s| *s = sequence);
+        self.enc.relabel(type_id, sequence);
         for o in &mut self.overflow {
             o.relabel(type_id, sequence);
         }
@@ -145,11 +157,7 @@ impl Batch {
         bounds.push(0);
         Batch {
             cols: Encoding {
-                ids: Vec::with_capacity(tokens),
-                type_ids: Vec::with_capacity(tokens),
-                offsets: Vec::with_capacity(tokens),
-                words: Vec::with_capacity(tokens),
-                sequence: Vec::with_capacity(tokens),
+                toks: Vec::with_capacity(tokens),
             },
             bounds,
             items: Vec::with_capacity(items),
@@ -546,9 +554,10 @@ mod tests {
         t.apply(&seq(2), Some(&seq(1)), &mut e);
         let merged = t.apply_windows(Windows::new(seq(2)), Some(Windows::new(seq(1))));
         assert_eq!(merged.enc, e);
-        assert_eq!(e.ids, [101, 0, 1, 102, 0, 102]);
-        assert_eq!(e.type_ids, [0, 0, 0, 0, 1, 1]);
-        assert_eq!(e.sequence, [NO_WORD, 0, 0, NO_WORD, 1, NO_WORD]);
+        assert_eq!(e.ids(), [101, 0, 1, 102, 0, 102]);
+        let column = |f: fn(&Token) -> u32| e.toks.iter().map(f).collect::<Vec<_>>();
+        assert_eq!(column(|t| t.type_id), [0, 0, 0, 0, 1, 1]);
+        assert_eq!(column(|t| t.sequence), [NO_WORD, 0, 0, NO_WORD, 1, NO_WORD]);
         let p = Padding {
             length: None,
             multiple_of: Some(4),

@@ -976,12 +976,12 @@ impl PyEncoded {
     fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let (c, r) = self.cols();
         if self.pad == 0 {
-            return PyList::new(py, c.ids[r].iter().map(|&id| self.owner.int(py, id)));
+            return PyList::new(py, c.toks[r].iter().map(|t| self.owner.int(py, t.id)));
         }
         let pad_id = self.pad_value(|p| p.pad_id, 0);
         PyList::new(
             py,
-            self.padded(c.ids[r].iter().copied(), pad_id)
+            self.padded(c.toks[r].iter().map(|t| t.id), pad_id)
                 .into_iter()
                 .map(|id| self.owner.int(py, id)),
         )
@@ -991,7 +991,7 @@ impl PyEncoded {
     fn type_ids(&self) -> Vec<u32> {
         let (c, r) = self.cols();
         let fill = self.pad_value(|p| p.pad_type_id, 0);
-        self.padded(c.type_ids[r].iter().copied(), fill)
+        self.padded(c.toks[r].iter().map(|t| t.type_id), fill)
     }
 
     #[getter]
@@ -1004,13 +1004,13 @@ impl PyEncoded {
     #[getter]
     fn special_tokens_mask(&self) -> Vec<u32> {
         let (c, r) = self.cols();
-        self.padded(c.words[r].iter().map(|&w| (w == NO_WORD) as u32), 1)
+        self.padded(c.toks[r].iter().map(|t| (t.word == NO_WORD) as u32), 1)
     }
 
     #[getter]
     fn offsets(&self) -> Vec<(u32, u32)> {
         let (c, r) = self.cols();
-        self.padded(c.offsets[r].iter().copied(), (0, 0))
+        self.padded(c.toks[r].iter().map(|t| t.offsets), (0, 0))
     }
 
     #[getter]
@@ -1019,9 +1019,9 @@ impl PyEncoded {
         let tok = &self.owner.tok;
         let fill = self.pad_value(|p| p.pad_token.clone(), String::new());
         self.padded(
-            c.ids[r]
+            c.toks[r]
                 .iter()
-                .map(|&id| tok.token(id).unwrap_or_default().to_string()),
+                .map(|t| tok.token(t.id).unwrap_or_default().to_string()),
             fill,
         )
     }
@@ -1031,7 +1031,9 @@ impl PyEncoded {
     fn word_ids(&self) -> Vec<Option<u32>> {
         let (c, r) = self.cols();
         self.padded(
-            c.words[r].iter().map(|&w| (w != NO_WORD).then_some(w)),
+            c.toks[r]
+                .iter()
+                .map(|t| (t.word != NO_WORD).then_some(t.word)),
             None,
         )
     }
@@ -1041,7 +1043,9 @@ impl PyEncoded {
     fn sequence_ids(&self) -> Vec<Option<u32>> {
         let (c, r) = self.cols();
         self.padded(
-            c.sequence[r].iter().map(|&w| (w != NO_WORD).then_some(w)),
+            c.toks[r]
+                .iter()
+                .map(|t| (t.sequence != NO_WORD).then_some(t.sequence)),
             None,
         )
     }
@@ -1073,7 +1077,7 @@ impl PyEncoded {
     fn __repr__(&self) -> String {
         let (c, r) = self.cols();
         let n = r.len() + self.pad;
-        let head: Vec<String> = c.ids[r].iter().take(8).map(|i| i.to_string()).collect();
+        let head: Vec<String> = c.toks[r].iter().take(8).map(|t| t.id.to_string()).collect();
         format!(
             "Encoded(num_tokens={n}, ids=[{}{}])",
             head.join(", "),

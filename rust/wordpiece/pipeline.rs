@@ -177,8 +177,7 @@ impl WordPieceTokenizer {
         }
         gap(enc, &text[at..], chars, &mut word);
         if second {
-            enc.type_ids.iter_mut().for_each(|t| *t = 1);
-            enc.sequence.iter_mut().for_each(|t| *t = 1);
+            enc.relabel(1, 1);
         }
     }
 

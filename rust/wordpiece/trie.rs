@@ -8,14 +8,26 @@ use rustc_hash::FxHashMap;
 
 const NONE: u32 = u32::MAX;
 
+/// One node: everything a step reads sits together (one cache line holds several nodes).
+#[derive(Clone, Copy)]
+struct Node {
+    /// Token id ending here, or NONE.
+    token: u32,
+    /// Its edges are `edges[first..first + len]`, sorted by label.
+    first: u32,
+    len: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Edge {
+    label: u8,
+    child: u32,
+}
+
 pub struct Trie {
     root: Box<[u32; 256]>,
-    /// Token id ending at each node, or NONE.
-    token: Vec<u32>,
-    /// Edges of node n: labels[first[n]..first[n + 1]], children likewise.
-    first: Vec<u32>,
-    labels: Vec<u8>,
-    children: Vec<u32>,
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
 }
 
 impl Trie {
@@ -47,26 +59,19 @@ impl Trie {
         for (&b, &c) in &kids[0] {
             root[b as usize] = c;
         }
-        let mut first = Vec::with_capacity(kids.len() + 1);
-        let mut labels = Vec::new();
-        let mut children = Vec::new();
-        for k in &kids {
-            first.push(labels.len() as u32);
-            let mut edges: Vec<(u8, u32)> = k.iter().map(|(&b, &c)| (b, c)).collect();
-            edges.sort_unstable();
-            for (b, c) in edges {
-                labels.push(b);
-                children.push(c);
-            }
+        let mut nodes = Vec::with_capacity(kids.len());
+        let mut edges = Vec::new();
+        for (k, t) in kids.iter().zip(&token) {
+            let mut out: Vec<(u8, u32)> = k.iter().map(|(&b, &c)| (b, c)).collect();
+            out.sort_unstable();
+            nodes.push(Node {
+                token: *t,
+                first: edges.len() as u32,
+                len: out.len() as u32,
+            });
+            edges.extend(out.into_iter().map(|(label, child)| Edge { label, child }));
         }
-        first.push(labels.len() as u32);
-        Trie {
-            root,
-            token,
-            first,
-            labels,
-            children,
-        }
+        Trie { root, nodes, edges }
     }
 
     #[inline]
@@ -74,20 +79,14 @@ impl Trie {
         if node == 0 {
             return self.root[b as usize];
         }
-        let (s, e) = (
-            self.first[node as usize] as usize,
-            self.first[node as usize + 1] as usize,
-        );
-        let labels = &self.labels[s..e];
-        let found = if labels.len() <= 8 {
-            labels.iter().position(|&l| l == b)
+        let n = self.nodes[node as usize];
+        let edges = &self.edges[n.first as usize..(n.first + n.len) as usize];
+        let found = if edges.len() <= 8 {
+            edges.iter().position(|e| e.label == b)
         } else {
-            labels.binary_search(&b).ok()
+            edges.binary_search_by_key(&b, |e| e.label).ok()
         };
-        match found {
-            Some(k) => self.children[s + k],
-            None => NONE,
-        }
+        found.map_or(NONE, |k| edges[k].child)
     }
 
     /// The longest entry that `text` starts with: (id, length in bytes).
@@ -100,7 +99,7 @@ impl Trie {
             if node == NONE {
                 break;
             }
-            let t = self.token[node as usize];
+            let t = self.nodes[node as usize].token;
             if t != NONE {
                 best = Some((t, i + 1));
             }
@@ -117,7 +116,7 @@ impl Trie {
                 return None;
             }
         }
-        let t = self.token[node as usize];
+        let t = self.nodes[node as usize].token;
         (t != NONE && !key.is_empty()).then_some(t)
     }
 }
