@@ -9,9 +9,46 @@ pub mod trie;
 use crate::error::{Error, Result};
 use crate::vocab::pack_short;
 use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 use trie::Trie;
 
+/// Recently seen short words and their pieces, per thread: a few KB that stay in cache, where
+/// the vocabulary's hash table and trie (a few MB) do not. Slots belong to one model at a time.
+const RECENT_SLOTS: usize = 4096;
+
+#[derive(Clone, Copy, Default)]
+struct Recent {
+    /// The word packed as in `whole` (0: empty slot).
+    key: u128,
+    n: u8,
+    ids: [u32; 3],
+    ends: [u8; 3],
+}
+
+struct RecentWords {
+    model: u64,
+    slots: Box<[Recent]>,
+}
+
+thread_local! {
+    static RECENT: RefCell<RecentWords> = RefCell::new(RecentWords {
+        model: 0,
+        slots: vec![Recent::default(); RECENT_SLOTS].into_boxed_slice(),
+    });
+}
+
+static NEXT_MODEL: AtomicU64 = AtomicU64::new(1);
+
+#[inline]
+fn slot_of(key: u128) -> usize {
+    let h = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> 52) as usize & (RECENT_SLOTS - 1)
+}
+
 pub struct WordPiece {
+    /// Identifies this model in the per-thread cache of recent words.
+    serial: u64,
     /// Token string by id (ids are dense: 0..len).
     tokens: Vec<String>,
     /// Word-initial tokens of up to 15 bytes, keyed by their bytes packed into a `u128` (with the
@@ -61,6 +98,7 @@ impl WordPiece {
             }
         }
         Ok(WordPiece {
+            serial: NEXT_MODEL.fetch_add(1, Ordering::Relaxed),
             whole,
             tokens,
             initial,
@@ -75,13 +113,49 @@ impl WordPiece {
     /// Append the pieces of `word` as (id, start, end) byte ranges within the word.
     pub fn encode_word(&self, word: &str, out: &mut Vec<(u32, u32, u32)>) {
         let b = word.as_bytes();
+        // Long words (and any word when max_input_chars_per_word is tiny) take the full path.
+        let key = pack_short(b).filter(|_| b.len() <= self.max_chars);
+        let Some(key) = key else {
+            return self.match_word(word, out);
+        };
+        RECENT.with(|cell| {
+            let recent = &mut *cell.borrow_mut();
+            if recent.model != self.serial {
+                recent.slots.fill(Recent::default());
+                recent.model = self.serial;
+            }
+            let slot = &mut recent.slots[slot_of(key)];
+            if slot.key == key {
+                let mut start = 0;
+                for k in 0..slot.n as usize {
+                    out.push((slot.ids[k], start, slot.ends[k] as u32));
+                    start = slot.ends[k] as u32;
+                }
+                return;
+            }
+            let mark = out.len();
+            match self.whole.get(&key) {
+                Some(&id) => out.push((id, 0, b.len() as u32)),
+                None => self.match_word(word, out),
+            }
+            let pieces = &out[mark..];
+            if pieces.len() <= 3 {
+                *slot = Recent {
+                    key,
+                    n: pieces.len() as u8,
+                    ids: std::array::from_fn(|k| pieces.get(k).map_or(0, |p| p.0)),
+                    ends: std::array::from_fn(|k| pieces.get(k).map_or(0, |p| p.2 as u8)),
+                };
+            }
+        })
+    }
+
+    /// Greedy longest match down the tries (or the unknown token for the whole word).
+    fn match_word(&self, word: &str, out: &mut Vec<(u32, u32, u32)>) {
+        let b = word.as_bytes();
         let too_long = b.len() > self.max_chars && word.chars().count() > self.max_chars;
         let mark = out.len();
         if !too_long {
-            if let Some(&id) = pack_short(b).and_then(|k| self.whole.get(&k)) {
-                out.push((id, 0, b.len() as u32));
-                return;
-            }
             let mut pos = 0;
             while pos < b.len() {
                 let trie = if pos == 0 {
@@ -183,6 +257,26 @@ mod tests {
         assert_eq!(pieces(&model(), "aaaaaa"), ["[UNK]"]);
         assert_eq!(model().token_to_id("##ff"), Some(6));
         assert_eq!(model().token_to_id("ff"), None);
+    }
+
+    #[test]
+    fn recent_words_belong_to_their_model() {
+        let a = model();
+        let b = WordPiece::new(
+            ["[UNK]", "una", "##ffable"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            "[UNK]",
+            "##",
+            100,
+        )
+        .unwrap();
+        for _ in 0..3 {
+            assert_eq!(pieces(&a, "unaff"), ["un", "##aff"]);
+            assert_eq!(pieces(&b, "unaff"), ["[UNK]"]);
+            assert_eq!(pieces(&b, "unaffable"), ["una", "##ffable"]);
+        }
     }
 
     #[test]
