@@ -3,7 +3,7 @@
 use crate::encode::{in_pool, par_map, Encoder};
 use crate::error::Error;
 use crate::formats::{byte_unicode, gpt2, hf_json, hf_wordpiece, tiktoken};
-use crate::postprocess::{Batch, Encoding, Padding, NO_WORD};
+use crate::postprocess::{Batch, Encoding, Padding, Token, NO_WORD};
 use crate::pretokenize::Pattern;
 use crate::specials::Selection;
 use crate::train::{self, PreTokenCounter, Splitter, TieBreak, TrainOptions};
@@ -900,6 +900,8 @@ struct PyEncoded {
     pad: usize,
     /// The length padding brings results of this call to (0 without padding).
     target: usize,
+    /// Whether it encodes a pair (HF's `n_sequences` is 2 even when the pair is empty).
+    pair: bool,
     owner: Arc<WordPieceShared>,
 }
 
@@ -946,6 +948,23 @@ impl WordPieceShared {
 impl PyEncoded {
     fn cols(&self) -> (&Encoding, std::ops::Range<usize>) {
         (&self.batch.cols, self.batch.slot(self.slot))
+    }
+
+    /// The tokens of the text (not padding), with their indices in the padded result.
+    fn real_tokens(&self) -> impl Iterator<Item = (usize, &Token)> {
+        let (c, r) = self.cols();
+        let shift = if self.pad_left() { self.pad } else { 0 };
+        c.toks[r]
+            .iter()
+            .enumerate()
+            .map(move |(i, t)| (i + shift, t))
+    }
+
+    /// Token `index` of the padded result; None for padding or past the end.
+    fn token_at(&self, index: usize) -> Option<&Token> {
+        let (c, r) = self.cols();
+        let shift = if self.pad_left() { self.pad } else { 0 };
+        c.toks[r].get(index.checked_sub(shift)?)
     }
 
     fn pad_left(&self) -> bool {
@@ -1054,6 +1073,60 @@ impl PyEncoded {
         self.batch.slot(self.slot).len() + self.pad
     }
 
+    /// 2 for a pair, else 1.
+    #[getter]
+    fn n_sequences(&self) -> usize {
+        1 + self.pair as usize
+    }
+
+    /// Character offsets of token `index` in its input; None for added and pad tokens.
+    fn token_to_chars(&self, index: usize) -> Option<(u32, u32)> {
+        let t = self.token_at(index)?;
+        (t.word != NO_WORD).then_some(t.offsets)
+    }
+
+    /// The word (pre-token) index of token `index`; None for added and pad tokens.
+    fn token_to_word(&self, index: usize) -> Option<u32> {
+        let t = self.token_at(index)?;
+        (t.word != NO_WORD).then_some(t.word)
+    }
+
+    /// Which input (0 or 1) token `index` comes from; None for added and pad tokens.
+    fn token_to_sequence(&self, index: usize) -> Option<u32> {
+        let t = self.token_at(index)?;
+        (t.sequence != NO_WORD).then_some(t.sequence)
+    }
+
+    /// The first token of input `sequence_index` whose characters include `pos`.
+    #[pyo3(signature = (pos, sequence_index=0))]
+    fn char_to_token(&self, pos: u32, sequence_index: u32) -> Option<usize> {
+        // As in HF, a single text has one sequence whatever index is asked for.
+        let sequence_index = if self.pair { sequence_index } else { 0 };
+        self.real_tokens()
+            .find(|(_, t)| t.sequence == sequence_index && t.offsets.0 <= pos && pos < t.offsets.1)
+            .map(|(i, _)| i)
+    }
+
+    /// The word of input `sequence_index` that character `pos` belongs to.
+    #[pyo3(signature = (pos, sequence_index=0))]
+    fn char_to_word(&self, pos: u32, sequence_index: u32) -> Option<u32> {
+        self.char_to_token(pos, sequence_index)
+            .and_then(|i| self.token_to_word(i))
+    }
+
+    /// (first, last + 1) token indices of word `word_index` of input `sequence_index`.
+    #[pyo3(signature = (word_index, sequence_index=0))]
+    fn word_to_tokens(&self, word_index: u32, sequence_index: u32) -> Option<(usize, usize)> {
+        let sequence_index = if self.pair { sequence_index } else { 0 };
+        let mut span: Option<(usize, usize)> = None;
+        for (i, t) in self.real_tokens() {
+            if t.word == word_index && t.sequence == sequence_index {
+                span = Some(span.map_or((i, i + 1), |(a, _)| (a, i + 1)));
+            }
+        }
+        span
+    }
+
     /// The windows truncation cut off (with a stride, each overlapping the one before).
     #[getter]
     fn overflowing(&self) -> Vec<PyEncoded> {
@@ -1068,6 +1141,7 @@ impl PyEncoded {
                     // Padded like every result of the call, as in HF.
                     pad: self.target.saturating_sub(self.batch.slot(slot).len()),
                     target: self.target,
+                    pair: self.pair,
                     owner: self.owner.clone(),
                 }
             })
@@ -1135,7 +1209,7 @@ fn batch_items<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Item<'py>>> {
 impl PyWordPiece {
     /// Results for `batches` (in order), padded as the tokenizer says (overflowing windows to
     /// the same length as their main encoding).
-    fn results(&self, batches: Vec<Batch>) -> Vec<PyEncoded> {
+    fn results(&self, batches: Vec<Batch>, pairs: &[bool]) -> Vec<PyEncoded> {
         let longest = batches
             .iter()
             .flat_map(|b| (0..b.len()).map(|i| b.slot(b.item(i)).len()))
@@ -1152,6 +1226,7 @@ impl PyWordPiece {
                     slot,
                     pad: target.saturating_sub(b.slot(slot).len()),
                     target,
+                    pair: pairs[out.len()],
                     owner: self.shared.clone(),
                 });
             }
@@ -1241,6 +1316,7 @@ impl PyWordPiece {
             slot,
             pad: target.saturating_sub(n),
             target,
+            pair: pair.is_some(),
             owner: self.shared.clone(),
         })
     }
@@ -1262,7 +1338,8 @@ impl PyWordPiece {
         let all = py
             .allow_threads(|| self.shared.tok.encode_batch(&items, add_special_tokens))
             .map_err(to_py)?;
-        Ok(self.results(all))
+        let pairs: Vec<bool> = items.iter().map(|(_, b)| b.is_some()).collect();
+        Ok(self.results(all, &pairs))
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=true))]

@@ -1013,3 +1013,32 @@ def test_corpora_line_by_line(plain, corpora, name):
             fg, fw = fields(g), fields(w)
             if fg != fw:
                 _report(fg, fw, part[k], f" ({name} line {start + k + 1})")
+
+
+def _alignment(enc, n_chars: tuple[int, int]) -> dict:
+    """HF's alignment helpers on every position of `enc` and every character of both inputs."""
+    return {
+        "n_sequences": enc.n_sequences,
+        "token": [
+            (enc.token_to_chars(i), enc.token_to_word(i), enc.token_to_sequence(i))
+            for i in range(len(enc))
+        ],
+        "char": [
+            (enc.char_to_token(p, s), enc.char_to_word(p, s))
+            for s in (0, 1)
+            for p in range(n_chars[s] + 1)
+        ],
+        "word": [enc.word_to_tokens(w, s) for s in (0, 1) for w in range(len(enc) + 1)],
+    }
+
+
+@settings(max_examples=refdata.hypothesis_examples(local=100, ci=1000))
+@given(a=bert_texts, b=st.none() | bert_texts, left=st.booleans())
+def test_alignment_helpers_hypothesis(shared_config, a, b, left):
+    """char_to_token, token_to_chars, word_to_tokens … agree with HF, padding included."""
+    sw, hf = shared_config
+    for tok in (sw, hf):
+        tok.no_truncation()
+        tok.enable_padding(direction="left" if left else "right", pad_to_multiple_of=8)
+    n_chars = (len(a), len(b or ""))
+    assert _alignment(sw.encode(a, b), n_chars) == _alignment(hf.encode(a, b), n_chars), (a, b)
