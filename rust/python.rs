@@ -132,6 +132,19 @@ struct PyCore {
     ints: Vec<Py<PyAny>>,
 }
 
+/// One Python int per id below `n`, made once: building a result list then costs an incref per
+/// id instead of an int allocation per id.
+fn py_ints(n: u32) -> Vec<Py<PyAny>> {
+    Python::with_gil(|py| {
+        (0..n)
+            .map(|id| match id.into_pyobject(py) {
+                Ok(i) => i.into_any().unbind(),
+                Err(never) => match never {},
+            })
+            .collect()
+    })
+}
+
 fn build(
     ranks: Vec<(Vec<u8>, Rank)>,
     specials: Vec<(String, Rank)>,
@@ -144,14 +157,7 @@ fn build(
 
 fn wrap(encoder: Encoder, merges: Option<Vec<(Vec<u8>, Vec<u8>)>>) -> PyResult<PyCore> {
     let inner = Arc::new(encoder);
-    let ints = Python::with_gil(|py| {
-        (0..=inner.vocab().max_token_value())
-            .map(|id| match id.into_pyobject(py) {
-                Ok(i) => i.into_any().unbind(),
-                Err(never) => match never {},
-            })
-            .collect()
-    });
+    let ints = py_ints(inner.vocab().max_token_value() + 1);
     Ok(PyCore {
         inner,
         merges,
@@ -920,14 +926,7 @@ impl WordPieceShared {
                 .max()
                 .unwrap_or(0),
         );
-        let ints = Python::with_gil(|py| {
-            (0..n as u32)
-                .map(|id| match id.into_pyobject(py) {
-                    Ok(i) => i.into_any().unbind(),
-                    Err(never) => match never {},
-                })
-                .collect()
-        });
+        let ints = py_ints(n as u32);
         Arc::new(WordPieceShared {
             tok,
             ints: Arc::new(ints),

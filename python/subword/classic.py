@@ -35,16 +35,18 @@ class ClassicBPE:
     def _trained(
         cls,
         feed,
-        vocab_size,
-        min_frequency,
-        merge_end_of_word,
-        tie_break,
-        unk_token,
-        suffix,
-        show_progress,
+        vocab_size: int,
+        *,
+        min_frequency: int = 0,
+        merge_end_of_word: bool = True,
+        tie_break: str = "lexicographic",
+        unk_token: str | None = "<unk>",
+        suffix: str = "</w>",
+        show_progress: bool = False,
     ) -> ClassicBPE:
+        """The options every training entry point takes, with their defaults (in one place)."""
         t = _core.Trainer.for_classic()
-        feed(t)
+        feed(t, show_progress)
         _warn_if_empty(t, stacklevel=4, left="the unknown token and the end-of-word marker")
         tokens, merges = t.finish_classic(
             vocab_size,
@@ -58,55 +60,40 @@ class ClassicBPE:
         return cls(_core.ClassicCore(tokens, merges.to_list(), suffix, unk_token))
 
     @classmethod
-    def train(
-        cls,
-        texts: Iterable[str],
-        vocab_size: int,
-        *,
-        min_frequency: int = 0,
-        merge_end_of_word: bool = True,
-        tie_break: str = "lexicographic",
-        unk_token: str | None = "<unk>",
-        suffix: str = "</w>",
-        show_progress: bool = False,
-    ) -> ClassicBPE:
-        """Learn from documents (an iterable of str; words are whitespace-separated)."""
+    def train(cls, texts: Iterable[str], vocab_size: int, **options) -> ClassicBPE:
+        """Learn from documents (an iterable of str; words are whitespace-separated).
+
+        Options (all keyword, also for ``train_from_files`` / ``train_from_counts``):
+        ``min_frequency=0``, ``merge_end_of_word=True``, ``tie_break="lexicographic"``,
+        ``unk_token="<unk>"``, ``suffix="</w>"``, ``show_progress=False``.
+        """
         if isinstance(texts, str):
             texts = [texts]
-        return cls._trained(
-            lambda t: _feed_documents(t, texts),
-            vocab_size,
-            min_frequency,
-            merge_end_of_word,
-            tie_break,
-            unk_token,
-            suffix,
-            show_progress,
-        )
+        return cls._trained(lambda t, show: _feed_documents(t, texts), vocab_size, **options)
 
     @classmethod
-    def train_from_files(cls, files, vocab_size: int, **kwargs) -> ClassicBPE:
+    def train_from_files(cls, files, vocab_size: int, **options) -> ClassicBPE:
         """Learn from text files, streamed."""
         if isinstance(files, (str, os.PathLike)):
             files = [files]
-        show = kwargs.get("show_progress", False)
 
-        def feed(t):
+        def feed(t, show):
             for f in files:
                 t.feed_file(os.fspath(f), show)
 
-        return cls._trained(feed, vocab_size, **_defaults(kwargs))
+        return cls._trained(feed, vocab_size, **options)
 
     @classmethod
     def train_from_counts(
-        cls, counts: Mapping[str, int] | Iterable[tuple[str, int]], vocab_size: int, **kwargs
+        cls, counts: Mapping[str, int] | Iterable[tuple[str, int]], vocab_size: int, **options
     ) -> ClassicBPE:
         """Learn from word counts; their order is the order of first appearance."""
-        items = counts.items() if isinstance(counts, Mapping) else counts
-        for word, _ in items if isinstance(counts, Mapping) else []:
-            if not word or any(c.isspace() for c in word):
-                raise ValueError(f"word {word!r} is empty or contains whitespace")
-        return cls._trained(lambda t: t.add_counts(items), vocab_size, **_defaults(kwargs))
+        if isinstance(counts, Mapping):
+            for word in counts:
+                if not word or any(c.isspace() for c in word):
+                    raise ValueError(f"word {word!r} is empty or contains whitespace")
+            counts = counts.items()
+        return cls._trained(lambda t, show: t.add_counts(counts), vocab_size, **options)
 
     # ----- use -----
 
@@ -165,18 +152,3 @@ class ClassicBPE:
             raise ValueError(f"{path}: not a ClassicBPE file (expected format {_FORMAT!r})")
         merges = [tuple(m) for m in doc["merges"]]
         return cls(_core.ClassicCore(doc["tokens"], merges, doc["suffix"], doc["unk_token"]))
-
-
-def _defaults(kwargs: dict) -> dict:
-    allowed = {
-        "min_frequency": 0,
-        "merge_end_of_word": True,
-        "tie_break": "lexicographic",
-        "unk_token": "<unk>",
-        "suffix": "</w>",
-        "show_progress": False,
-    }
-    unknown = set(kwargs) - set(allowed)
-    if unknown:
-        raise TypeError(f"unexpected keyword arguments: {sorted(unknown)}")
-    return {**allowed, **kwargs}
