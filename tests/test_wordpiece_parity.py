@@ -1042,3 +1042,24 @@ def test_alignment_helpers_hypothesis(shared_config, a, b, left):
         tok.enable_padding(direction="left" if left else "right", pad_to_multiple_of=8)
     n_chars = (len(a), len(b or ""))
     assert _alignment(sw.encode(a, b), n_chars) == _alignment(hf.encode(a, b), n_chars), (a, b)
+
+
+@pytest.mark.parametrize(
+    "setting", [{"pad_id": -1}, {"pad_type_id": 2**40}, {"pad_to_multiple_of": -8}]
+)
+def test_bad_padding_values_are_refused_and_change_nothing(fresh, setting):
+    sw, hf = fresh
+    sw.enable_padding(length=8)
+    before = sw.padding
+    with pytest.raises(ValueError, match="non-negative integer"):
+        sw.enable_padding(**setting)
+    assert sw.padding == before
+    hf.enable_padding(length=8)
+    assert fields(sw.encode("hello")) == fields(hf.encode("hello"))
+
+
+def test_bad_numbers_in_a_file_are_refused(json_path):
+    doc = json.loads(json_path.read_text("utf-8"))
+    doc["padding"]["pad_id"] = -1
+    with pytest.raises(ValueError, match="pad_id must be a non-negative integer"):
+        subword.Tokenizer.from_str(json.dumps(doc))

@@ -126,12 +126,12 @@ class WordPieceTokenizer(Tokenizer):
 
     # ----- truncation and padding -----
 
-    def _settings_changed(self) -> None:
-        # The model stays; only the post-processing settings of the core change.
+    def _set_settings(self, truncation: dict | None, padding: dict | None) -> None:
+        # The model stays; only the post-processing settings of the core change. The core
+        # checks them first, so a rejected setting changes nothing.
         if self._core is not None:
-            self._core = self._core.with_settings(
-                json.dumps(self._truncation), json.dumps(self._padding)
-            )
+            self._core = self._core.with_settings(json.dumps(truncation), json.dumps(padding))
+        self._truncation, self._padding = truncation, padding
 
     def enable_truncation(
         self,
@@ -146,17 +146,16 @@ class WordPieceTokenizer(Tokenizer):
             raise ValueError(f'direction must be "right" or "left", not {direction!r}')
         if max_length < 0 or stride < 0:
             raise ValueError("max_length and stride must be >= 0")
-        self._truncation = {
+        truncation = {
             "direction": _DIRECTIONS[direction],
             "max_length": int(max_length),
             "strategy": _STRATEGIES[strategy],
             "stride": int(stride),
         }
-        self._settings_changed()
+        self._set_settings(truncation, self._padding)
 
     def no_truncation(self) -> None:
-        self._truncation = None
-        self._settings_changed()
+        self._set_settings(None, self._padding)
 
     @property
     def truncation(self) -> dict | None:
@@ -182,7 +181,7 @@ class WordPieceTokenizer(Tokenizer):
     ) -> None:
         if direction not in _DIRECTIONS:
             raise ValueError(f'direction must be "right" or "left", not {direction!r}')
-        self._padding = {
+        padding = {
             "strategy": {"Fixed": int(length)} if length is not None else "BatchLongest",
             "direction": _DIRECTIONS[direction],
             "pad_to_multiple_of": pad_to_multiple_of,
@@ -190,11 +189,10 @@ class WordPieceTokenizer(Tokenizer):
             "pad_type_id": int(pad_type_id),
             "pad_token": pad_token,
         }
-        self._settings_changed()
+        self._set_settings(self._truncation, padding)
 
     def no_padding(self) -> None:
-        self._padding = None
-        self._settings_changed()
+        self._set_settings(self._truncation, None)
 
     @property
     def padding(self) -> dict | None:

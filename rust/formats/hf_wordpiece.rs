@@ -25,17 +25,27 @@ fn get_str<'a>(v: &'a Value, key: &str, default: &'a str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or(default)
 }
 
-fn get_u32(v: &Value, key: &str, origin: &str) -> Result<u32> {
-    v.get(key)
-        .and_then(Value::as_u64)
-        .and_then(|x| u32::try_from(x).ok())
-        .ok_or_else(|| bad(origin, format!("{key} must be a non-negative integer")))
+/// `key` as a u32: None when absent or null, an error when it is something else (a negative or
+/// huge number would otherwise become a wrong setting silently).
+fn opt_u32(v: &Value, key: &str, origin: &str) -> Result<Option<u32>> {
+    match v.get(key).filter(|x| !x.is_null()) {
+        None => Ok(None),
+        Some(x) => x
+            .as_u64()
+            .and_then(|x| u32::try_from(x).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                bad(
+                    origin,
+                    format!("{key} must be a non-negative integer, not {x}"),
+                )
+            }),
+    }
 }
 
-/// The JSON document's model type ("BPE", "WordPiece", …), to pick a reader.
-pub fn model_type(text: &str) -> Option<String> {
-    let doc: Value = serde_json::from_str(text).ok()?;
-    Some(doc.get("model")?.get("type")?.as_str()?.to_string())
+fn get_u32(v: &Value, key: &str, origin: &str) -> Result<u32> {
+    opt_u32(v, key, origin)?
+        .ok_or_else(|| bad(origin, format!("{key} must be a non-negative integer")))
 }
 
 pub fn parse(text: &str, origin: &str) -> Result<WordPieceTokenizer> {
@@ -83,10 +93,7 @@ pub fn parse(text: &str, origin: &str) -> Result<WordPieceTokenizer> {
         tokens,
         get_str(model, "unk_token", "[UNK]"),
         get_str(model, "continuing_subword_prefix", "##"),
-        model
-            .get("max_input_chars_per_word")
-            .and_then(Value::as_u64)
-            .unwrap_or(100) as usize,
+        opt_u32(model, "max_input_chars_per_word", origin)?.unwrap_or(100) as usize,
     )
     .map_err(|e| bad(origin, e))?;
 
@@ -298,7 +305,7 @@ pub fn parse_truncation(t: &Value, origin: &str) -> Result<Truncation> {
             ))
         }
     };
-    let stride = t.get("stride").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let stride = opt_u32(t, "stride", origin)?.unwrap_or(0) as usize;
     Ok(Truncation {
         max_length: get_u32(t, "max_length", origin)? as usize,
         strategy,
@@ -321,13 +328,10 @@ pub fn parse_padding(p: &Value, origin: &str) -> Result<Padding> {
     };
     Ok(Padding {
         length,
-        multiple_of: p
-            .get("pad_to_multiple_of")
-            .and_then(Value::as_u64)
-            .map(|x| x as usize),
+        multiple_of: opt_u32(p, "pad_to_multiple_of", origin)?.map(|x| x as usize),
         left: get_str(p, "direction", "Right") == "Left",
-        pad_id: p.get("pad_id").and_then(Value::as_u64).unwrap_or(0) as u32,
-        pad_type_id: p.get("pad_type_id").and_then(Value::as_u64).unwrap_or(0) as u32,
+        pad_id: opt_u32(p, "pad_id", origin)?.unwrap_or(0),
+        pad_type_id: opt_u32(p, "pad_type_id", origin)?.unwrap_or(0),
         pad_token: get_str(p, "pad_token", "[PAD]").to_string(),
     })
 }
