@@ -50,9 +50,23 @@ BASE_DOCS = [
 ]
 
 
+def _synthetic_docs(n: int = 400, seed: int = 0) -> list[str]:
+    """Seeded text with a Zipf-like word distribution (Latin and Hangul words), so that training
+    reaches VOCAB_SIZE even where ../shared/corpora is absent."""
+    import random
+
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(1, 9))) for _ in range(3000)]
+    words += ["".join(chr(0xAC00 + rng.randrange(11172)) for _ in range(2)) for _ in range(300)]
+    weights = [1 / (k + 1) for k in range(len(words))]
+    return [" ".join(rng.choices(words, weights, k=120)) + "." for _ in range(n)]
+
+
 def _corpus() -> list[str]:
-    """A few hundred KB: the shared corpora's first lines (if present) plus fixed documents."""
-    docs = [d for d in BASE_DOCS for _ in range(20)]
+    """A few hundred KB: the shared corpora's first lines (if present), fixed documents and
+    seeded synthetic text."""
+    docs = [d for d in BASE_DOCS for _ in range(20)] + _synthetic_docs()
     for path in refdata.corpora_files():
         with open(path, encoding="utf-8") as f:
             docs.append(f.read(60_000))
