@@ -11,7 +11,7 @@ import json
 import os
 from typing import Iterable, Mapping
 
-from . import _core
+from . import _core, _files
 from .training import _feed_documents, _warn_if_empty
 
 __all__ = ["ClassicBPE"]
@@ -135,11 +135,7 @@ class ClassicBPE:
             "tokens": self._core.tokens(),
             "merges": self.merges,
         }
-        path = os.fspath(path)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(doc, f, ensure_ascii=False)
-        os.replace(tmp, path)
+        _files.write_atomic(path, json.dumps(doc, ensure_ascii=False))
 
     @classmethod
     def load(cls, path: str) -> ClassicBPE:

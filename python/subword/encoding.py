@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import AbstractSet, Collection, Literal, Sequence
 
-from . import _core
+from . import _core, _files
 
 __all__ = ["Encoding"]
 
@@ -121,7 +121,14 @@ class Encoding:
 
     def save(self, path: str | os.PathLike) -> str:
         """Save ranks, pattern and special tokens: ``<path>.tiktoken`` (tiktoken's format) and the
-        manifest ``<path>.json`` naming it. Both writes are atomic. Returns the manifest path.
+        manifest ``<path>.json`` naming it, with the ranks file's sha256. Returns the manifest
+        path.
+
+        The pair is written as a unit: both files go to temporaries (``<file>.subword-tmp-<pid>``,
+        fsynced) first, then the ranks file is renamed into place and the manifest last. A crash
+        before the first rename leaves the old pair; between the two renames, the new ranks with
+        the old manifest, which ``load`` detects by the sha256 and explains. The next ``save``
+        to the same path removes temporaries left by interrupted saves.
 
         >>> enc.save("my_tok")                 # doctest: +SKIP
         >>> subword.Encoding.load("my_tok.json")   # doctest: +SKIP
@@ -133,27 +140,40 @@ class Encoding:
         if base.endswith(".json"):
             base = base[: -len(".json")]
         ranks_path = base + ".tiktoken"
-        self.dump_tiktoken(ranks_path)
-        with open(ranks_path, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
-        manifest = {
-            "format": "subword-tiktoken/1",
-            "name": self.name,
-            "pat_str": self._core.pattern(),
-            "special_tokens": self._special_tokens,
-            "ranks": os.path.basename(ranks_path),
-            "sha256": digest,
-        }
         manifest_path = base + ".json"
-        tmp = f"{manifest_path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(manifest, f, ensure_ascii=False, indent=1)
-        os.replace(tmp, manifest_path)
+        _files.remove_strays(ranks_path)
+        ranks_tmp = _files.tmp_path(ranks_path)
+        manifest_tmp = None
+        try:
+            self.dump_tiktoken(ranks_tmp)  # written and fsynced by the core
+            with open(ranks_tmp, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+            manifest = {
+                "format": "subword-tiktoken/1",
+                "name": self.name,
+                "pat_str": self._core.pattern(),
+                "special_tokens": self._special_tokens,
+                "ranks": os.path.basename(ranks_path),
+                "sha256": digest,
+            }
+            text = json.dumps(manifest, ensure_ascii=False, indent=1)
+            manifest_tmp = _files.write_tmp(manifest_path, text)
+            os.replace(ranks_tmp, ranks_path)
+            os.replace(manifest_tmp, manifest_path)
+        except BaseException:
+            for tmp in (ranks_tmp, manifest_tmp):
+                if tmp is not None and os.path.exists(tmp):
+                    os.remove(tmp)
+            raise
+        _files.fsync_dir(manifest_path)
         return manifest_path
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Encoding:
-        """Load what ``save`` wrote (the manifest ``.json``, or the path given to ``save``)."""
+        """Load what ``save`` wrote (the manifest ``.json``, or the path given to ``save``).
+
+        The ranks file must have the sha256 the manifest records; otherwise ValueError (the
+        files come from different saves, e.g. one that was interrupted)."""
         import hashlib
         import json
 
@@ -174,8 +194,10 @@ class Encoding:
             digest = hashlib.sha256(f.read()).hexdigest()
         if digest != manifest["sha256"]:
             raise ValueError(
-                f"{ranks_path}: sha256 is {digest} but {manifest_path} expects "
-                f"{manifest['sha256']}; the ranks file was changed after saving"
+                f"{ranks_path} does not belong to {manifest_path}: its sha256 is {digest}, the "
+                f"manifest expects {manifest['sha256']}. The two files come from different "
+                "saves (a save was interrupted between its two renames, two saves ran at once, "
+                "or the ranks file was edited): save the encoding again"
             )
         return cls.from_tiktoken_file(
             ranks_path, manifest["pat_str"], manifest["special_tokens"], manifest["name"]
@@ -187,11 +209,7 @@ class Encoding:
 
     def save_hf(self, path: str | os.PathLike) -> None:
         """Write ``to_hf_json()`` to ``path`` atomically; HF ``Tokenizer.from_file`` reads it."""
-        path = os.fspath(path)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(self.to_hf_json())
-        os.replace(tmp, path)
+        _files.write_atomic(path, self.to_hf_json())
 
     @classmethod
     def from_hf_json(cls, text: str, name: str = "hf") -> Encoding:

@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import _core
+from . import _core, _files
 from .encoding import Encoding
 
 __all__ = ["get_encoding", "list_encoding_names", "RanksNotFoundError"]
@@ -139,9 +139,7 @@ def _download(spec: _Spec, target: Path) -> Path:
     if got != spec.sha256:
         raise ValueError(f"download of {spec.url} has sha256 {got}, expected {spec.sha256}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
+    _files.write_atomic(target, data)
     return target
 
 

@@ -12,7 +12,7 @@ import os
 from abc import ABCMeta
 from typing import Iterable, Sequence
 
-from . import _core, decoders, pre_tokenizers
+from . import _core, _files, decoders, pre_tokenizers
 from .encoding import Encoding, _retry_batch_without_surrogates, _retry_without_surrogates
 from .models import BPE
 
@@ -296,11 +296,7 @@ class Tokenizer:
 
     def save(self, path: str, pretty: bool = True) -> None:
         """Write ``tokenizer.json`` atomically; HF ``Tokenizer.from_file`` reads it."""
-        path = os.fspath(path)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(self.to_str(pretty))
-        os.replace(tmp, path)
+        _files.write_atomic(path, self.to_str(pretty))
 
     @classmethod
     def from_str(cls, json_str: str) -> Tokenizer:
