@@ -11,7 +11,7 @@ import json
 import os
 from typing import Iterable, Mapping
 
-from . import _core, _files
+from . import _checks, _core, _files
 from .training import _feed_documents, _warn_if_empty
 
 __all__ = ["ClassicBPE"]
@@ -45,6 +45,7 @@ class ClassicBPE:
         show_progress: bool = False,
     ) -> ClassicBPE:
         """The options every training entry point takes, with their defaults (in one place)."""
+        unk_token = _checks.non_empty_token(unk_token, "unk_token", none_means="no unknown token")
         t = _core.Trainer.for_classic()
         feed(t, show_progress)
         _warn_if_empty(t, stacklevel=4, left="the unknown token and the end-of-word marker")

@@ -12,7 +12,7 @@ import os
 from abc import ABCMeta
 from typing import Iterable, Sequence
 
-from . import _core, _files, decoders, pre_tokenizers
+from . import _checks, _core, _files, decoders, pre_tokenizers
 from .encoding import Encoding, _retry_batch_without_surrogates, _retry_without_surrogates
 from .models import BPE
 
@@ -255,7 +255,7 @@ class Tokenizer:
 
     def add_special_tokens(self, tokens: Sequence) -> int:
         """Add special tokens (new ids after the current ones); returns how many were new."""
-        tokens = [getattr(t, "content", t) for t in tokens]
+        tokens = _checks.special_tokens(tokens, "tokens")
         if self._core is None and self.model.vocab is None:
             new = [t for t in tokens if t not in self._added]
             self._added.extend(new)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from . import _checks
+
 __all__ = ["BpeTrainer", "WordPieceTrainer"]
 
 
@@ -38,7 +40,9 @@ class BpeTrainer:
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.show_progress = show_progress
-        self.special_tokens = [getattr(t, "content", t) for t in special_tokens or []]
+        self.special_tokens = _checks.special_tokens(
+            [] if special_tokens is None else special_tokens
+        )
         self.initial_alphabet = initial_alphabet or []
 
 
@@ -82,10 +86,9 @@ class WordPieceTrainer:
         self.vocab_size = int(vocab_size)
         self.min_frequency = int(min_frequency)
         self.show_progress = show_progress
-        self.special_tokens = [
-            getattr(t, "content", t)
-            for t in (BERT_SPECIAL_TOKENS if special_tokens is None else special_tokens)
-        ]
+        self.special_tokens = _checks.special_tokens(
+            BERT_SPECIAL_TOKENS if special_tokens is None else special_tokens
+        )
         self.limit_alphabet = limit_alphabet
         self.continuing_subword_prefix = continuing_subword_prefix
         self.tie_break = tie_break

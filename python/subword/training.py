@@ -13,7 +13,7 @@ import os
 import warnings
 from typing import Iterable, Mapping, Sequence
 
-from . import _core
+from . import _checks, _core
 from .encoding import Encoding, _retry_batch_without_surrogates
 
 __all__ = ["train", "train_from_iterator", "train_from_counts"]
@@ -55,7 +55,7 @@ def _feed_documents(trainer, documents: Iterable[str], batch_size: int = 1000) -
 
 
 def _trainer(pattern, special_tokens, num_threads):
-    return _core.Trainer(pattern, list(special_tokens), num_threads)
+    return _core.Trainer(pattern, _checks.special_tokens(special_tokens), num_threads)
 
 
 def train(

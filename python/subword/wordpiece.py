@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from . import _core, decoders, normalizers, pre_tokenizers, processors
+from . import _checks, _core, decoders, normalizers, pre_tokenizers, processors
 from .models import WordPiece
 from .tokenizer import Tokenizer
 from .training import _warn_if_empty
@@ -256,12 +256,13 @@ class WordPieceTokenizer(Tokenizer):
         return self._add(tokens, special=False)
 
     def _add(self, tokens: Sequence, special: bool) -> int:
+        tokens = _checks.special_tokens(tokens, "tokens")
         if self.model.vocab is None:
             raise ValueError("the model has no vocabulary yet: train it or load one")
         present = {a["content"] for a in self._added}
         next_id = max([len(self.model.vocab) - 1] + [a["id"] for a in self._added]) + 1
         new = 0
-        for t in dict.fromkeys(getattr(t, "content", t) for t in tokens):
+        for t in dict.fromkeys(tokens):
             if t in present:
                 continue
             if t in self.model.vocab:
