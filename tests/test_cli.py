@@ -725,6 +725,50 @@ USER_ERRORS = {
     "bpe with --cased": ["train", "{en}", "--cased", "--vocab-size", "300", "-o", "{tmp}/t"],
     "encode broken classic file": ["encode", "--tokenizer", "{tmp}/bad_classic.json", "hi"],
     "encode broken wordpiece file": ["encode", "--tokenizer", "{tmp}/bad_wp.json", "hi"],
+    "train huge vocab size": [
+        "train",
+        "{en}",
+        "--vocab-size",
+        "18446744073709551616",
+        "-o",
+        "{tmp}/t",
+    ],
+    "train negative min frequency": [
+        "train",
+        "{en}",
+        "--vocab-size",
+        "300",
+        "--min-frequency",
+        "-1",
+        "-o",
+        "{tmp}/t",
+    ],
+    "train huge min frequency": [
+        "train",
+        "{en}",
+        "--vocab-size",
+        "300",
+        "--min-frequency",
+        str(2**64),
+        "-o",
+        "{tmp}/t",
+    ],
+    "train vocab size not a number": ["train", "{en}", "--vocab-size", "lots", "-o", "{tmp}/t"],
+    "train missing arguments": ["train", "{en}"],
+    "unknown command": ["frobnicate"],
+    "sweep huge size": ["sweep", "{en}", "--vocab-sizes", "300," + str(2**64)],
+    "encode empty tokenizer (/dev/null)": ["encode", "--tokenizer", "/dev/null", "hi"],
+    "encode empty tokenizer file": ["encode", "--tokenizer", "{tmp}/empty.tiktoken", "hi"],
+    "encode malformed tiktoken": ["encode", "--tokenizer", "{tmp}/junk.tiktoken", "hi"],
+    "encode json list as tokenizer": ["encode", "--tokenizer", "{tmp}/list.json", "hi"],
+    "encode with a byte missing from the ranks": [
+        "encode",
+        "--tokenizer",
+        "{tmp}/one.tiktoken",
+        "hi",
+    ],
+    "count with a byte missing from the ranks": ["count", "--tokenizer", "{tmp}/one.tiktoken", "x"],
+    "show with a byte missing from the ranks": ["show", "--tokenizer", "{tmp}/one.tiktoken", "x"],
 }
 
 
@@ -733,6 +777,10 @@ def test_user_errors_are_one_line(case, corpus, tmp_path, r50k_path):
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
     (tmp_path / "bad_classic.json").write_text('{"format": "subword-classic-bpe/1"}', "utf-8")
     (tmp_path / "bad_wp.json").write_text('{"model": {"type": "WordPiece"}}', "utf-8")
+    (tmp_path / "empty.tiktoken").write_bytes(b"")
+    (tmp_path / "junk.tiktoken").write_bytes(b"garbage\x00\xff\n")
+    (tmp_path / "list.json").write_text("[1, 2]", "utf-8")
+    (tmp_path / "one.tiktoken").write_bytes(b"aGVsbG8= 0\n")  # only b"hello"
     args = [a.format(tmp=tmp_path, en=corpus["en"]) for a in USER_ERRORS[case]]
     r = run(*args)
     assert r.returncode == 2, r.stdout + r.stderr
@@ -741,3 +789,179 @@ def test_user_errors_are_one_line(case, corpus, tmp_path, r50k_path):
     assert len(lines) == 1 and lines[0].startswith("subword: error:"), r.stderr
     assert not r.stdout
     assert not list(tmp_path.glob("t*")), "nothing is written on a user error"
+
+
+def test_argument_errors_name_the_option_and_limit(corpus, tmp_path):
+    r = run("train", corpus["en"], "--vocab-size", 2**64, "-o", tmp_path / "t")
+    assert r.returncode == 2
+    assert r.stderr == (
+        "subword: error: argument --vocab-size: 18446744073709551616 is above the maximum, "
+        "4294967296 (see: subword train --help)\n"
+    )
+    r = run("train", corpus["en"], "--vocab-size", 300, "--min-frequency", -1, "-o", tmp_path / "t")
+    assert r.returncode == 2
+    assert r.stderr.startswith("subword: error: argument --min-frequency: -1 is below the minimum")
+
+
+def test_empty_tokenizer_file_is_named(tmp_path):
+    r = run("encode", "--tokenizer", "/dev/null", "hi")
+    assert (r.returncode, r.stderr) == (
+        2,
+        "subword: error: /dev/null: empty file, not a tokenizer\n",
+    )
+
+
+@pytest.mark.parametrize("model", ["bpe", "classic", "wordpiece"])
+def test_output_that_is_a_folder_is_refused(model, corpus, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    r = run("train", corpus["en"], "--model", model, "--vocab-size", 300, "-q", "-o", out)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr == (
+        f"subword: error: -o {out} is a folder: give a file name, e.g. -o {out / 'tokenizer'}\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert not list(out.iterdir())
+
+
+def test_output_file_that_would_be_a_folder_is_refused(corpus, tmp_path):
+    (tmp_path / "t.tiktoken").mkdir()
+    r = run("train", corpus["en"], "--vocab-size", 300, "-q", "-o", tmp_path / "t")
+    assert r.returncode == 2
+    assert r.stderr == f"subword: error: cannot write {tmp_path / 't.tiktoken'}: it is a folder\n"
+    assert not (tmp_path / "t.json").exists()
+
+
+def run_bytes(*args, input: bytes, stdout=subprocess.PIPE):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_PARENT, env.get("PYTHONPATH")) if p)
+    return subprocess.run(
+        [sys.executable, "-m", "subword", *map(str, args)],
+        input=input,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env=env,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("command", ["encode", "count", "show", "decode"])
+def test_non_utf8_stdin_is_refused_with_the_offset(command, r50k_path):
+    r = run_bytes(command, "--encoding", "r50k_base", input=b"ok text \xc3\x28 more")
+    assert r.returncode == 2
+    assert r.stderr.decode() == (
+        "subword: error: standard input: not UTF-8 text (invalid byte 0xc3 at byte offset 8)\n"
+    )
+    assert not r.stdout
+
+
+def test_non_utf8_argument_is_refused_with_the_offset(r50k_path):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_PARENT, env.get("PYTHONPATH")) if p)
+    args = [b"encode", b"--encoding", b"r50k_base", b"ab\xffcd"]
+    r = subprocess.run(
+        [os.fsencode(sys.executable), b"-m", b"subword", *args],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 2
+    assert r.stderr.decode() == (
+        "subword: error: the text argument: not UTF-8 text (invalid byte 0xff at byte offset 2)\n"
+    )
+
+
+def test_non_utf8_input_file_is_refused_with_the_offset(tmp_path, r50k_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes("héllo".encode() + b"\x80")
+    r = run("stats", bad, "--encoding", "r50k_base")
+    assert r.returncode == 2
+    assert r.stderr == (
+        f"subword: error: {bad}: not UTF-8 text (invalid byte 0x80 at byte offset 6)\n"
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["show", "--encoding", "r50k_base", "hi there"],
+        ["encode", "--json", "--encoding", "r50k_base", "hi there"],
+        ["encode", "--encoding", "r50k_base"],  # a long output, from stdin
+        ["count", "--encoding", "r50k_base", "hi"],
+    ],
+)
+def test_full_disk_on_stdout_is_one_line(args, r50k_path):
+    with open("/dev/full", "wb") as full:
+        r = run_bytes(*args, input=b"hello world " * 50_000, stdout=full)
+    assert r.returncode == 2
+    assert r.stderr.decode() == "subword: error: cannot write the output: No space left on device\n"
+
+
+def _random_word_corpus(path: Path, n_bytes: int, seed: int = 7) -> None:
+    """Random letter strings: hundreds of thousands of distinct words, so merging is long."""
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ["".join(rng.choices(letters, k=rng.randint(4, 14))) for _ in range(500_000)]
+    lines, n = [], 0
+    while n < n_bytes:
+        line = " ".join(rng.choices(words, k=16)) + "\n"
+        lines.append(line)
+        n += len(line)
+    path.write_text("".join(lines), encoding="ascii")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_ctrl_c_during_merging_exits_130_promptly_and_writes_nothing(tmp_path):
+    import signal
+    import threading
+    import time
+
+    corpus = tmp_path / "big.txt"
+    _random_word_corpus(corpus, 10_000_000)
+    out = tmp_path / "tok"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_PARENT, env.get("PYTHONPATH")) if p)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "subword", "train", str(corpus), "--vocab-size", "1000000"]
+        + ["-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    err = bytearray()
+    merging = threading.Event()
+
+    def read_stderr():
+        while chunk := proc.stderr.read1(4096):
+            err.extend(chunk)
+            if b"merging" in err:
+                merging.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        assert merging.wait(120), "no merge progress on stderr: " + err.decode(errors="replace")
+        time.sleep(0.5)  # well inside the merge loop
+        assert proc.poll() is None, "training ended before it could be interrupted"
+        t = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            code = None
+        waited = time.monotonic() - t
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.join(5)
+    stdout = proc.stdout.read().decode()
+    text = err.decode(errors="replace")
+    assert code == 130, f"exit {code}\n{stdout}\n{text[-2000:]}"
+    assert waited < 5, f"took {waited:.1f} s to stop after SIGINT"
+    assert "Traceback" not in text
+    assert text.rstrip("\n").split("\n")[-1].endswith("subword: interrupted")
+    assert not stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt"], "no output file is left"

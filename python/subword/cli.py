@@ -2,12 +2,17 @@
 
 Byte-level BPE (named encodings, tiktoken ranks, HF tokenizer.json), WordPiece (BERT
 tokenizer.json) and classic ``</w>`` BPE (``ClassicBPE`` JSON) all go through the same commands.
-User mistakes (missing file, unknown encoding, bad ids) print one line and exit with status 2.
+Every user mistake (missing, empty or malformed file, unknown encoding, bad ids, an option out of
+range, non-UTF-8 input, an output that cannot be written, e.g. a full disk) prints one line,
+``subword: error: ...``, on stderr and exits with status 2. Ctrl-C exits with status 130. Output
+files are written only after training has finished, each atomically.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
 import os
 import sys
@@ -29,6 +34,36 @@ CLASSIC_FORMAT = "subword-classic-bpe/1"
 
 class UserError(Exception):
     """A mistake the user can fix; printed as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument mistakes are one line too (``subword: error: ...``), not usage + message."""
+
+    def error(self, message):
+        raise UserError(f"{message} (see: {self.prog} --help)")
+
+
+def _int_arg(lo: int, hi: int):
+    """An argparse type: an integer in ``lo..hi``."""
+
+    def integer(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if n < lo:
+            raise argparse.ArgumentTypeError(f"{n} is below the minimum, {lo}")
+        if n > hi:
+            raise argparse.ArgumentTypeError(f"{text} is above the maximum, {hi}")
+        return n
+
+    return integer
+
+
+MAX_VOCAB_SIZE = 2**32  # token ids are 32-bit
+MAX_COUNT = 2**64 - 1  # pair counts are 64-bit
+vocab_size_arg = _int_arg(0, MAX_VOCAB_SIZE)
+frequency_arg = _int_arg(0, MAX_COUNT)
 
 
 def _demo_corpus() -> str:
@@ -198,6 +233,8 @@ def load_tokenizer_file(path: str, pattern: str | None = None) -> AnyTokenizer:
     try:
         with open(path, "rb") as f:
             head = f.read(1 << 16).lstrip()
+        if not head:
+            raise UserError(f"{path}: empty file, not a tokenizer")
         if path.endswith(".json") or head.startswith(b"{"):
             with open(path, encoding="utf-8") as f:
                 try:
@@ -242,6 +279,16 @@ def _load(args) -> AnyTokenizer:
     return load_named_encoding(args.encoding)
 
 
+def _utf8(data: bytes, where: str) -> str:
+    """``data`` decoded as UTF-8; otherwise a user error with the offset of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UserError(
+            f"{where}: not UTF-8 text (invalid byte 0x{data[e.start]:02x} at byte offset {e.start})"
+        ) from None
+
+
 def _read_text(path: str) -> str:
     """A UTF-8 text file's contents; missing, unreadable or non-UTF-8 files are user errors."""
     try:
@@ -253,10 +300,7 @@ def _read_text(path: str) -> str:
         raise UserError(f"not a file: {path}") from None
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise UserError(f"{path}: not UTF-8 text (invalid byte at offset {e.start})") from None
+    return _utf8(data, path)
 
 
 def _check_files(paths) -> None:
@@ -270,9 +314,10 @@ def _check_files(paths) -> None:
 def _count_ordinary(enc: AnyTokenizer, text: str) -> int:
     """Tokens in ``text`` with special-token strings treated as ordinary text (byte-level BPE),
     without the [CLS] / [SEP] a WordPiece template adds."""
-    if isinstance(enc, Encoding):
-        return enc.count(text, disallowed_special=())
-    return enc.count(text)
+    with _tokenizing():
+        if isinstance(enc, Encoding):
+            return enc.count(text, disallowed_special=())
+        return enc.count(text)
 
 
 def _format_table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
@@ -287,25 +332,60 @@ def _format_table(header: list[str], rows: list[list[str]], right: set[int]) -> 
     return [fmt(header), fmt(["-" * w for w in widths]), *map(fmt, rows)]
 
 
+def _stdin() -> str:
+    """Standard input as UTF-8 text, read as bytes so that a bad byte is refused, not replaced."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # replaced by a text-only stream (e.g. in tests)
+        return sys.stdin.read()
+    return _utf8(stream.read(), "standard input")
+
+
+def _argv_text(words: list[str]) -> str:
+    """Command-line words joined by spaces; bytes that are not UTF-8 (which Python keeps as
+    lone surrogates) are refused."""
+    text = " ".join(words)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        try:
+            raw = os.fsencode(text)
+        except UnicodeError:  # a lone surrogate that did not come from a byte
+            raise UserError(f"the text argument: not UTF-8 text (at character {e.start})") from None
+        return _utf8(raw, "the text argument")
+    return text
+
+
 def _text(args) -> str:
     if args.text:
-        return " ".join(args.text)
-    return sys.stdin.read()
+        return _argv_text(args.text)
+    return _stdin()
+
+
+@contextlib.contextmanager
+def _tokenizing():
+    """Text the tokenizer cannot take (e.g. a byte missing from a ranks file) is a user error."""
+    try:
+        yield
+    except (ValueError, KeyError) as e:
+        msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+        raise UserError(f"cannot encode the text: {msg}") from None
 
 
 def cmd_encode(args) -> int:
     enc = _load(args)
-    if isinstance(enc, Encoding):
-        ids = enc.encode(_text(args), allowed_special="all")
-    else:
-        ids = enc.encode(_text(args))
+    text = _text(args)
+    with _tokenizing():
+        if isinstance(enc, Encoding):
+            ids = enc.encode(text, allowed_special="all")
+        else:
+            ids = enc.encode(text)
     print(json.dumps(ids) if args.json else " ".join(map(str, ids)))
     return 0
 
 
 def cmd_decode(args) -> int:
     enc = _load(args)
-    raw = " ".join(args.ids) if args.ids else sys.stdin.read()
+    raw = _argv_text(args.ids) if args.ids else _stdin()
     try:
         ids = json.loads(raw) if raw.strip().startswith("[") else [int(x) for x in raw.split()]
     except ValueError:
@@ -324,22 +404,28 @@ def cmd_decode(args) -> int:
 
 def cmd_count(args) -> int:
     enc = _load(args)
-    if isinstance(enc, Encoding):
-        print(enc.count(_text(args), allowed_special="all"))
-    else:
-        print(enc.count(_text(args)))
+    text = _text(args)
+    with _tokenizing():
+        if isinstance(enc, Encoding):
+            n = enc.count(text, allowed_special="all")
+        else:
+            n = enc.count(text)
+    print(n)
     return 0
 
 
 def cmd_show(args) -> int:
     enc = _load(args)
     color = sys.stdout.isatty() and not args.plain
-    if isinstance(enc, Encoding):
-        ids = enc.encode(_text(args), allowed_special="all")
-        print(_pieces_line(enc, ids, color))
-    else:
-        pieces, ids = enc.pieces(_text(args))
-        print(_boundaries(pieces, color))
+    text = _text(args)
+    with _tokenizing():
+        if isinstance(enc, Encoding):
+            ids = enc.encode(text, allowed_special="all")
+            line = _pieces_line(enc, ids, color)
+        else:
+            pieces, ids = enc.pieces(text)
+            line = _boundaries(pieces, color)
+    print(line)
     print(" ".join(map(str, ids)))
     return 0
 
@@ -485,16 +571,13 @@ def cmd_train(args) -> int:
 
     _check_model_options(args)
     _check_files(args.files)
-    out_dir = os.path.dirname(os.path.abspath(args.output))
+    _check_outputs(args)
     if args.model == "wordpiece":
-        _check_output_folder(out_dir)
         return _train_wordpiece(args)
     if args.model == "classic":
-        _check_output_folder(out_dir)
         return _train_classic(args)
     _check_vocab_size(args.vocab_size, args.special or ())
     out = args.output
-    _check_output_folder(out_dir)
     t = time.perf_counter()
     try:
         enc = train(
@@ -525,6 +608,30 @@ def cmd_train(args) -> int:
 def _check_output_folder(out_dir: str) -> None:
     if not os.path.isdir(out_dir):
         raise UserError(f"output folder does not exist: {out_dir}")
+
+
+def _train_outputs(args) -> list[str]:
+    """The files `subword train` will write for ``-o OUT``."""
+    if args.model == "wordpiece":
+        out = _json_output(args.output)
+        stem = os.path.splitext(os.path.basename(out))[0]
+        return [out, os.path.join(os.path.dirname(out), f"{stem}-vocab.txt")]
+    if args.model == "classic" or args.output.endswith(".json"):
+        return [_json_output(args.output)]
+    return [args.output + ".tiktoken", args.output + ".json"]
+
+
+def _check_outputs(args) -> None:
+    """Before any training: ``-o`` names files, in a folder that exists."""
+    if os.path.isdir(args.output):
+        raise UserError(
+            f"-o {args.output} is a folder: give a file name, e.g. "
+            f"-o {os.path.join(args.output, 'tokenizer')}"
+        )
+    for path in _train_outputs(args):
+        if os.path.isdir(path):
+            raise UserError(f"cannot write {path}: it is a folder")
+    _check_output_folder(os.path.dirname(os.path.abspath(args.output)))
 
 
 def cmd_stats(args) -> int:
@@ -564,10 +671,11 @@ def cmd_stats(args) -> int:
 
 def _vocab_sizes(spec: str) -> list[int]:
     try:
-        sizes = [int(x) for x in spec.replace(" ", "").split(",") if x]
-    except ValueError:
+        sizes = [vocab_size_arg(x) for x in spec.replace(" ", "").split(",") if x]
+    except argparse.ArgumentTypeError as e:
         raise UserError(
-            f"--vocab-sizes must be integers separated by commas, got {spec!r}"
+            f"--vocab-sizes must be integers from 0 to {MAX_VOCAB_SIZE} separated by commas, "
+            f"got {spec!r} ({e})"
         ) from None
     if not sizes:
         raise UserError("--vocab-sizes is empty")
@@ -662,11 +770,11 @@ def cmd_sweep(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="subword", description="Train and run BPE tokenizers.")
+    p = _Parser(prog="subword", description="Train and run BPE tokenizers.")
     sub = p.add_subparsers(dest="command")
 
     d = sub.add_parser("demo", help="train on built-in text and tokenize a sample (no download)")
-    d.add_argument("--vocab-size", type=int, default=600)
+    d.add_argument("--vocab-size", type=vocab_size_arg, default=600)
     d.set_defaults(func=cmd_demo)
 
     def with_encoding(sp):
@@ -742,7 +850,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument(
         "--vocab-size",
-        type=int,
+        type=vocab_size_arg,
         required=True,
         help="bpe: including 256 bytes + specials; wordpiece: including specials and every "
         "character both as c and ##c; classic: including <unk>, </w> and the characters",
@@ -761,7 +869,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument(
         "--min-frequency",
-        type=int,
+        type=frequency_arg,
         default=2,
         help="stop when no pair is this common (default 2, every model)",
     )
@@ -770,7 +878,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument(
         "--limit-alphabet",
-        type=int,
+        type=vocab_size_arg,
         metavar="N",
         help="wordpiece: keep only the N most frequent characters",
     )
@@ -807,25 +915,61 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--sample", default=DEMO_SENTENCE, help="sentence to segment at each size")
     sw.add_argument("--plot", metavar="PNG", help="plot bytes/token vs vocab size (matplotlib)")
     sw.add_argument("--pattern", default="gpt2", help="pre-tokenizer name or regex")
-    sw.add_argument("--min-frequency", type=int, default=2)
+    sw.add_argument("--min-frequency", type=frequency_arg, default=2)
     sw.set_defaults(func=cmd_sweep)
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        args = parser.parse_args(["demo"])
+def _silence_stdout() -> None:
+    """After stdout failed (full disk, closed pipe), point it at /dev/null so that the flush at
+    exit does not fail a second time with a traceback."""
     try:
-        return args.func(args)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+_WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF)
+
+
+def _os_error_line(e: OSError) -> str:
+    """One line for an OSError no command turned into a UserError."""
+    if e.filename is not None:
+        return f"{e.filename}: {e.strerror or e}"
+    if e.errno in _WRITE_ERRORS:  # no file named: writing standard output failed
+        return f"cannot write the output: {e.strerror or e}"
+    return e.strerror or str(e)
+
+
+def _error(message: str) -> int:
+    with contextlib.suppress(OSError, ValueError):
+        print(f"subword: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            args = parser.parse_args(["demo"])
+        code = args.func(args)
+        sys.stdout.flush()  # a full disk shows here, not at exit
+        return code
     except UserError as e:
-        print(f"subword: error: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
+        return _error(str(e))
+    except BrokenPipeError:  # `subword … | head`: the reader has all it wants
+        _silence_stdout()
         return 0
+    except OSError as e:
+        if e.filename is None:
+            _silence_stdout()
+        return _error(_os_error_line(e))
     except KeyboardInterrupt:
-        print(file=sys.stderr)
+        with contextlib.suppress(OSError, ValueError):
+            print("\nsubword: interrupted", file=sys.stderr)
         return 130
 
 
