@@ -7,6 +7,7 @@
 pub mod bert;
 pub mod encode;
 pub mod error;
+pub mod pool;
 pub mod postprocess;
 pub mod pretokenize;
 pub mod specials;

@@ -1,8 +1,9 @@
 //! PyO3 bindings: type conversion, GIL release and error mapping only; no tokenizer logic here.
 
-use crate::encode::{in_pool, par_map, Encoder};
+use crate::encode::{par_map, Encoder};
 use crate::error::Error;
 use crate::formats::{byte_unicode, gpt2, hf_json, hf_wordpiece, tiktoken};
+use crate::pool;
 use crate::postprocess::{Batch, Encoding, Padding, Token, NO_WORD};
 use crate::pretokenize::Pattern;
 use crate::specials::Selection;
@@ -115,6 +116,36 @@ fn texts<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyString>>> {
             })
         })
         .collect()
+}
+
+/// A `num_threads` argument, checked before any thread starts: 0 (every core) up to
+/// [`pool::max_threads`]; negative or larger values are a ValueError naming the limit.
+struct Threads(usize);
+
+impl<'py> FromPyObject<'py> for Threads {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let n: i64 = match ob.extract() {
+            Ok(n) => n,
+            // An int too large for i64 is too many threads; anything else is the wrong type.
+            Err(_) if ob.is_instance_of::<pyo3::types::PyInt>() => {
+                if ob.lt(0)? {
+                    i64::MIN
+                } else {
+                    i64::MAX
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        if n < 0 {
+            return Err(PyValueError::new_err(format!(
+                "num_threads must be 0 (every core) or a positive number of threads, not {}",
+                ob.repr()?
+            )));
+        }
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        pool::resolve(n).map_err(to_py)?;
+        Ok(Threads(n))
+    }
 }
 
 fn borrow_all<'a>(strings: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
@@ -307,13 +338,13 @@ impl PyCore {
         py: Python<'py>,
         texts_: &Bound<'py, PyAny>,
         prefix_space: bool,
-        num_threads: usize,
+        num_threads: Threads,
     ) -> PyResult<Vec<DetailedPy<'py>>> {
         let owners = texts(texts_)?;
         let t = borrow_all(&owners)?;
         let all = py
             .allow_threads(|| {
-                par_map(&t, num_threads, |s| {
+                par_map(&t, num_threads.0, |s| {
                     self.inner.encode_detailed(s, prefix_space)
                 })
             })
@@ -414,12 +445,12 @@ impl PyCore {
         &self,
         py: Python<'py>,
         texts_: &Bound<'py, PyAny>,
-        num_threads: usize,
+        num_threads: Threads,
     ) -> PyResult<Bound<'py, PyList>> {
         let owners = texts(texts_)?;
         let t = borrow_all(&owners)?;
         let batch = py
-            .allow_threads(|| self.inner.encode_ordinary_batch(&t, num_threads))
+            .allow_threads(|| self.inner.encode_ordinary_batch(&t, num_threads.0))
             .map_err(to_py)?;
         self.id_lists(py, &batch)
     }
@@ -430,13 +461,13 @@ impl PyCore {
         texts_: &Bound<'py, PyAny>,
         allowed_special: &Bound<'py, PyAny>,
         disallowed_special: &Bound<'py, PyAny>,
-        num_threads: usize,
+        num_threads: Threads,
     ) -> PyResult<Bound<'py, PyList>> {
         let owners = texts(texts_)?;
         let t = borrow_all(&owners)?;
         let (a, d) = selections(allowed_special, disallowed_special)?;
         let batch = py
-            .allow_threads(|| self.inner.encode_batch(&t, &a, &d, num_threads))
+            .allow_threads(|| self.inner.encode_batch(&t, &a, &d, num_threads.0))
             .map_err(to_py)?;
         self.id_lists(py, &batch)
     }
@@ -447,12 +478,12 @@ impl PyCore {
         texts_: &Bound<'_, PyAny>,
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
-        num_threads: usize,
+        num_threads: Threads,
     ) -> PyResult<Vec<usize>> {
         let owners = texts(texts_)?;
         let t = borrow_all(&owners)?;
         let (a, d) = selections(allowed_special, disallowed_special)?;
-        py.allow_threads(|| self.inner.count_batch(&t, &a, &d, num_threads))
+        py.allow_threads(|| self.inner.count_batch(&t, &a, &d, num_threads.0))
             .map_err(to_py)
     }
 
@@ -508,10 +539,10 @@ impl PyCore {
         &self,
         py: Python<'py>,
         batch: Vec<Vec<Rank>>,
-        num_threads: usize,
+        num_threads: Threads,
     ) -> PyResult<Bound<'py, PyList>> {
         let out = py
-            .allow_threads(|| self.inner.decode_bytes_batch(&batch, num_threads))
+            .allow_threads(|| self.inner.decode_bytes_batch(&batch, num_threads.0))
             .map_err(to_py)?;
         PyList::new(py, out.iter().map(|b| PyBytes::new(py, b)))
     }
@@ -630,11 +661,11 @@ impl PyTrainer {
 impl PyTrainer {
     /// `pattern`: a built-in name, a regex, or None for no pre-tokenization.
     #[new]
-    #[pyo3(signature = (pattern, special_tokens, num_threads=0, prefix_space=false))]
+    #[pyo3(signature = (pattern, special_tokens, num_threads=Threads(0), prefix_space=false))]
     fn new(
         pattern: Option<&str>,
         special_tokens: Vec<String>,
-        num_threads: usize,
+        num_threads: Threads,
         prefix_space: bool,
     ) -> PyResult<Self> {
         let pattern = match pattern {
@@ -648,17 +679,17 @@ impl PyTrainer {
                     .with_prefix_space(prefix_space),
             ),
             specials: special_tokens,
-            num_threads,
+            num_threads: num_threads.0,
         })
     }
 
     /// A trainer that counts BERT words (normalizer given as tokenizer.json text, or "null").
     #[staticmethod]
-    #[pyo3(signature = (normalizer_json, special_tokens, num_threads=0))]
+    #[pyo3(signature = (normalizer_json, special_tokens, num_threads=Threads(0)))]
     fn for_wordpiece(
         normalizer_json: &str,
         special_tokens: Vec<String>,
-        num_threads: usize,
+        num_threads: Threads,
     ) -> PyResult<Self> {
         let normalizer = hf_wordpiece::parse_normalizer(normalizer_json).map_err(to_py)?;
         Ok(PyTrainer {
@@ -667,20 +698,20 @@ impl PyTrainer {
                     .map_err(to_py)?,
             ),
             specials: special_tokens,
-            num_threads,
+            num_threads: num_threads.0,
         })
     }
 
     /// A trainer that counts whitespace-separated words (classic `</w>` BPE).
     #[staticmethod]
-    #[pyo3(signature = (num_threads=0))]
-    fn for_classic(num_threads: usize) -> PyResult<Self> {
+    #[pyo3(signature = (num_threads=Threads(0)))]
+    fn for_classic(num_threads: Threads) -> PyResult<Self> {
         Ok(PyTrainer {
             counter: Some(
                 PreTokenCounter::with_splitter(Splitter::Whitespace, &[]).map_err(to_py)?,
             ),
             specials: Vec::new(),
-            num_threads,
+            num_threads: num_threads.0,
         })
     }
 
@@ -689,14 +720,14 @@ impl PyTrainer {
         let t = borrow_all(&owners)?;
         let n = self.num_threads;
         let counter = self.counter()?;
-        py.allow_threads(|| in_pool(n, || t.iter().try_for_each(|s| counter.feed(s))))
+        py.allow_threads(|| pool::install(n, || t.iter().try_for_each(|s| counter.feed(s)))?)
             .map_err(to_py)
     }
 
     fn feed_file(&mut self, py: Python<'_>, path: PathBuf, show_progress: bool) -> PyResult<()> {
         let n = self.num_threads;
         let counter = self.counter()?;
-        py.allow_threads(|| in_pool(n, || train::feed_file(counter, &path, show_progress)))
+        py.allow_threads(|| pool::install(n, || train::feed_file(counter, &path, show_progress))?)
             .map_err(to_py)
     }
 

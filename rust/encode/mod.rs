@@ -9,7 +9,7 @@ pub use detailed::Detailed;
 
 use crate::error::{Error, Result};
 use crate::pretokenize::Pattern;
-use crate::specials::{Selection, Specials};
+use crate::specials::{Rules, Selection, Specials};
 use crate::vocab::{Rank, Vocab};
 use cache::{WordCache, MAX_CACHED_LEN};
 use rayon::prelude::*;
@@ -137,20 +137,25 @@ impl Encoder {
         allowed: &Selection,
         disallowed: &Selection,
     ) -> Result<Encoded> {
-        self.specials.check(text, allowed, disallowed)?;
-        with_scratch(|scratch| self.encode_with_scratch(text, allowed, scratch))
+        self.encode_with_rules(text, &self.specials.rules(allowed, disallowed)?)
+    }
+
+    /// [`Encoder::encode`] with the special-token arguments already resolved.
+    pub fn encode_with_rules(&self, text: &str, rules: &Rules) -> Result<Encoded> {
+        rules.check(text)?;
+        with_scratch(|scratch| self.encode_with_scratch(text, rules, scratch))
     }
 
     fn encode_with_scratch(
         &self,
         text: &str,
-        allowed: &Selection,
+        rules: &Rules,
         scratch: &mut Scratch,
     ) -> Result<Encoded> {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
         let mut last_piece_len = 0;
         let mut start = 0;
-        if let Some(ac) = self.specials.allowed_matcher(allowed)? {
+        if let Some(ac) = &rules.split {
             for m in ac.find_iter(text) {
                 if m.start() > start {
                     self.encode_text(&text[start..m.start()], scratch, &mut out)?;
@@ -180,8 +185,9 @@ impl Encoder {
         disallowed: &Selection,
         num_threads: usize,
     ) -> Result<Vec<Vec<Rank>>> {
+        let rules = self.specials.rules(allowed, disallowed)?;
         par_map(texts, num_threads, |t| {
-            self.encode(t, allowed, disallowed).map(|e| e.ids)
+            self.encode_with_rules(t, &rules).map(|e| e.ids)
         })
     }
 
@@ -200,8 +206,9 @@ impl Encoder {
         disallowed: &Selection,
         num_threads: usize,
     ) -> Result<Vec<usize>> {
+        let rules = self.specials.rules(allowed, disallowed)?;
         par_map(texts, num_threads, |t| {
-            self.encode(t, allowed, disallowed).map(|e| e.ids.len())
+            self.encode_with_rules(t, &rules).map(|e| e.ids.len())
         })
     }
 
@@ -290,41 +297,11 @@ pub(crate) fn par_map<I: Sync, T: Send>(
     num_threads: usize,
     f: impl Fn(&I) -> Result<T> + Sync + Send,
 ) -> Result<Vec<T>> {
-    in_pool(num_threads, || {
+    crate::pool::install(num_threads, || {
         items
             .par_iter()
             .with_min_len(MIN_BATCH_SPLIT)
             .map(f)
             .collect()
-    })
-}
-
-/// Run `f` on a rayon pool with `num_threads` threads (0 = all cores). Pools are kept per size.
-pub(crate) fn in_pool<T: Send>(num_threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex};
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
-    let n = if num_threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        num_threads
-    };
-    let pool = {
-        let mut pools = POOLS
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        match pools.get(&n) {
-            Some(p) => p.clone(),
-            None => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
-                Ok(p) => {
-                    let p = Arc::new(p);
-                    pools.insert(n, p.clone());
-                    p
-                }
-                Err(_) => return f(),
-            },
-        }
-    };
-    pool.install(f)
+    })?
 }

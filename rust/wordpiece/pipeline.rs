@@ -85,11 +85,12 @@ impl WordPieceTokenizer {
     }
 
     pub fn set_added(&mut self, added: Vec<AddedToken>) -> Result<()> {
-        for (k, a) in added.iter().enumerate() {
+        let mut seen = rustc_hash::FxHashSet::default();
+        for a in &added {
             if a.content.is_empty() {
                 return Err(Error::invalid("an added token cannot be the empty string"));
             }
-            if added[..k].iter().any(|b| b.content == a.content) {
+            if !seen.insert(a.content.as_str()) {
                 return Err(Error::invalid(format!(
                     "added token {:?} is listed twice",
                     a.content
@@ -104,16 +105,12 @@ impl WordPieceTokenizer {
                 }
             }
         }
-        self.matcher = if added.is_empty() {
-            None
-        } else {
-            Some(
-                AhoCorasick::builder()
-                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-                    .build(added.iter().map(|a| a.content.as_bytes()))
-                    .map_err(|e| Error::invalid(format!("added tokens: {e}")))?,
-            )
-        };
+        self.matcher = crate::specials::matcher(
+            &added
+                .iter()
+                .map(|a| a.content.as_bytes())
+                .collect::<Vec<_>>(),
+        )?;
         self.added = added;
         Ok(())
     }
@@ -258,25 +255,28 @@ impl WordPieceTokenizer {
         add_special: bool,
     ) -> Result<Vec<Batch>> {
         use rayon::prelude::*;
-        inputs
-            .par_chunks(BATCH_CHUNK)
-            .map(|chunk| {
-                SCRATCH.with(|cell| {
-                    let s = &mut *cell.borrow_mut();
-                    // About one token per four bytes: reserve once instead of growing.
-                    let bytes: usize = chunk
-                        .iter()
-                        .map(|(a, b)| a.len() + b.map_or(0, str::len))
-                        .sum();
-                    let mut batch = Batch::with_capacity(bytes / 4 + 4 * chunk.len(), chunk.len());
-                    for &(a, b) in chunk {
-                        self.encode_into(a, b, add_special, s)?;
-                        Self::push_result(s, &mut batch);
-                    }
-                    Ok(batch)
+        crate::pool::install(0, || {
+            inputs
+                .par_chunks(BATCH_CHUNK)
+                .map(|chunk| {
+                    SCRATCH.with(|cell| {
+                        let s = &mut *cell.borrow_mut();
+                        // About one token per four bytes: reserve once instead of growing.
+                        let bytes: usize = chunk
+                            .iter()
+                            .map(|(a, b)| a.len() + b.map_or(0, str::len))
+                            .sum();
+                        let mut batch =
+                            Batch::with_capacity(bytes / 4 + 4 * chunk.len(), chunk.len());
+                        for &(a, b) in chunk {
+                            self.encode_into(a, b, add_special, s)?;
+                            Self::push_result(s, &mut batch);
+                        }
+                        Ok(batch)
+                    })
                 })
-            })
-            .collect()
+                .collect()
+        })?
     }
 
     /// The length results of a batch whose longest has `longest` tokens are padded to (0 when
