@@ -202,15 +202,56 @@ impl Vocab {
         self.byte_pairs[((a as usize) << 8) | b as usize]
     }
 
+    /// Every split of every token into two tokens (or single bytes): `(a, b) → t`.
+    ///
+    /// A token of up to [`DIRECT`] bytes looks each prefix and suffix up in the map (at most
+    /// `DIRECT` lookups of at most `DIRECT` bytes). A longer one would cost time quadratic in its
+    /// length that way (a 10 MB token: minutes), so its prefixes and suffixes longer than `DIRECT`
+    /// come from [`proper_prefix_tokens`] over the long tokens, forwards and backwards: time
+    /// proportional to their bytes (times a log for sorting), whatever the longest token.
     fn derive_pairs(&self) -> FxHashMap<u64, Rank> {
         let mut pairs = FxHashMap::default();
         pairs.reserve(self.encoder.len() * 2);
+        let long: Vec<(&[u8], Rank)> = self
+            .encoder
+            .iter()
+            .filter(|(t, _)| t.len() > DIRECT)
+            .map(|(t, &id)| (&**t, id))
+            .collect();
+        let reversed: Vec<(Vec<u8>, Rank)> = long
+            .iter()
+            .map(|&(t, id)| (t.iter().rev().copied().collect(), id))
+            .collect();
+        let long_prefixes = proper_prefix_tokens(&long);
+        let long_suffixes = proper_prefix_tokens(
+            &reversed
+                .iter()
+                .map(|(t, id)| (&t[..], *id))
+                .collect::<Vec<_>>(),
+        );
         for (t, &id) in &self.encoder {
-            for k in 1..t.len() {
-                let (Some(a), Some(b)) = (self.piece_id(&t[..k]), self.piece_id(&t[k..])) else {
-                    continue;
-                };
-                pairs.insert(pair_key(a, b), id);
+            if t.len() <= DIRECT {
+                for k in 1..t.len() {
+                    if let (Some(a), Some(b)) = (self.piece_id(&t[..k]), self.piece_id(&t[k..])) {
+                        pairs.insert(pair_key(a, b), id);
+                    }
+                }
+            }
+        }
+        for (i, &(t, id)) in long.iter().enumerate() {
+            let n = t.len();
+            // Suffixes by length.
+            let mut suffix: FxHashMap<usize, Rank> = long_suffixes[i].iter().copied().collect();
+            for len in 1..=DIRECT {
+                if let Some(b) = self.piece_id(&t[n - len..]) {
+                    suffix.insert(len, b);
+                }
+            }
+            let short_prefixes = (1..=DIRECT).filter_map(|k| Some((k, self.piece_id(&t[..k])?)));
+            for (k, a) in short_prefixes.chain(long_prefixes[i].iter().copied()) {
+                if let Some(&b) = suffix.get(&(n - k)) {
+                    pairs.insert(pair_key(a, b), id);
+                }
             }
         }
         pairs
@@ -313,6 +354,38 @@ impl Vocab {
     }
 }
 
+/// Tokens up to this long find their splits by direct lookups (see `Vocab::derive_pairs`).
+const DIRECT: usize = 64;
+
+/// For each of `tokens` (distinct byte strings), the others that are proper prefixes of it, as
+/// `(length, id)`.
+///
+/// In sorted order a token's prefixes come before it, and every token between a prefix and it
+/// shares that prefix; so a stack in which each entry is a prefix of the next holds, when a token
+/// is reached, exactly its prefixes. Each token is pushed and popped once, and each test costs at
+/// most the length of the shorter string: linear in the bytes after the sort.
+fn proper_prefix_tokens(tokens: &[(&[u8], Rank)]) -> Vec<Vec<(usize, Rank)>> {
+    let mut order: Vec<usize> = (0..tokens.len()).collect();
+    order.sort_unstable_by(|&i, &j| tokens[i].0.cmp(tokens[j].0));
+    let mut out = vec![Vec::new(); tokens.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for i in order {
+        let t = tokens[i].0;
+        while let Some(&top) = stack.last() {
+            if t.starts_with(tokens[top].0) {
+                break;
+            }
+            stack.pop();
+        }
+        out[i] = stack
+            .iter()
+            .map(|&j| (tokens[j].0.len(), tokens[j].1))
+            .collect();
+        stack.push(i);
+    }
+    out
+}
+
 /// Bytes as Python would show them: `b'ab\xff'`.
 pub fn show_bytes(bytes: &[u8]) -> String {
     let body: String = bytes
@@ -321,4 +394,49 @@ pub fn show_bytes(bytes: &[u8]) -> String {
         .map(char::from)
         .collect();
     format!("b'{body}'")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every split looked up directly: the definition `derive_pairs` must match.
+    fn naive_pairs(v: &Vocab) -> FxHashMap<u64, Rank> {
+        let mut pairs = FxHashMap::default();
+        for (t, &id) in &v.encoder {
+            for k in 1..t.len() {
+                if let (Some(a), Some(b)) = (v.piece_id(&t[..k]), v.piece_id(&t[k..])) {
+                    pairs.insert(pair_key(a, b), id);
+                }
+            }
+        }
+        pairs
+    }
+
+    #[test]
+    fn long_tokens_get_every_split() {
+        let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        // Runs of one byte at lengths around the direct-lookup limit, and longer mixed tokens
+        // whose prefixes and suffixes are tokens only at some lengths.
+        for n in [2, 3, 63, 64, 65, 66, 100, 129, 130, 131, 200] {
+            tokens.push(vec![b'a'; n]);
+        }
+        for n in [33, 65, 70, 140] {
+            tokens.push(b"xy".repeat(n));
+            tokens.push([b"q".as_slice(), &b"xy".repeat(n)].concat());
+            tokens.push([&b"xy".repeat(n), b"z".as_slice()].concat());
+        }
+        let ranks = tokens
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| (t, i as Rank))
+            .collect();
+        let v = Vocab::new(ranks, vec![]).unwrap();
+        assert_eq!(v.pairs, naive_pairs(&v));
+        // Splits into two long tokens, and into a long and a short one, are there.
+        let a = |n: usize| v.rank(&vec![b'a'; n]).unwrap();
+        assert_eq!(v.merge(a(65), a(66)), a(131));
+        assert_eq!(v.merge(a(100), a(100)), a(200));
+        assert_eq!(v.merge(a(66), a(64)), a(130));
+    }
 }
