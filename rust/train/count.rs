@@ -118,28 +118,20 @@ impl PreTokenCounter {
     }
 
     pub fn with_splitter(splitter: Splitter, specials: &[String]) -> Result<Self> {
-        for (k, s) in specials.iter().enumerate() {
+        let mut seen = rustc_hash::FxHashSet::default();
+        for s in specials {
             if s.is_empty() {
                 return Err(crate::Error::invalid(
                     "a special token cannot be the empty string",
                 ));
             }
-            if specials[..k].contains(s) {
+            if !seen.insert(s.as_str()) {
                 return Err(crate::Error::invalid(format!(
                     "special token {s:?} is given twice"
                 )));
             }
         }
-        let specials = if specials.is_empty() {
-            None
-        } else {
-            Some(
-                AhoCorasick::builder()
-                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-                    .build(specials)
-                    .map_err(|e| crate::Error::invalid(format!("special tokens: {e}")))?,
-            )
-        };
+        let specials = crate::specials::matcher(specials)?;
         Ok(PreTokenCounter {
             splitter,
             prefix_space: false,
