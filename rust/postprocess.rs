@@ -495,6 +495,11 @@ pub struct Padding {
 }
 
 impl Padding {
+    /// Longest padded length (and largest `pad_to_multiple_of`) accepted: padding allocates
+    /// every column at this length per result, so a mistaken 10¹² must fail when set, not abort
+    /// the process when read. 2²⁴ tokens is beyond any model's context.
+    pub const MAX_LENGTH: usize = 1 << 24;
+
     /// The length every member of a batch whose longest member has `longest` tokens is padded to.
     pub fn target(&self, longest: usize) -> usize {
         let n = self.length.unwrap_or(longest);

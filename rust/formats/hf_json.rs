@@ -257,15 +257,18 @@ pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
         .map(Vec::as_slice)
         .unwrap_or_default()
     {
-        let (Some(content), Some(id)) = (
-            t.get("content").and_then(Value::as_str),
-            t.get("id").and_then(Value::as_u64),
-        ) else {
+        let (Some(content), Some(id)) = (t.get("content").and_then(Value::as_str), t.get("id"))
+        else {
             return Err(Error::invalid(format!(
                 "{origin}: malformed added token {t}"
             )));
         };
-        specials.push((content.to_string(), id as Rank));
+        let id = super::json_u32(
+            id,
+            format_args!("the id of added token {content:?}"),
+            origin,
+        )?;
+        specials.push((content.to_string(), id));
     }
     let special_ids: HashMap<Rank, ()> = specials.iter().map(|(_, id)| (*id, ())).collect();
     let vocab = model
@@ -274,10 +277,7 @@ pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
         .ok_or_else(|| Error::invalid(format!("{origin}: model has no vocab object")))?;
     let mut ranks = Vec::with_capacity(vocab.len());
     for (token, id) in vocab {
-        let id = id
-            .as_u64()
-            .ok_or_else(|| Error::invalid(format!("{origin}: id of {token:?} is not an integer")))?
-            as Rank;
+        let id = super::json_u32(id, format_args!("the id of {token:?}"), origin)?;
         if special_ids.contains_key(&id) {
             continue;
         }

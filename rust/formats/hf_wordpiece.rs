@@ -65,10 +65,7 @@ pub fn parse(text: &str, origin: &str) -> Result<WordPieceTokenizer> {
         .ok_or_else(|| bad(origin, "model has no vocab object"))?;
     let mut tokens: Vec<Option<String>> = vec![None; vocab.len()];
     for (token, id) in vocab {
-        let id = id
-            .as_u64()
-            .ok_or_else(|| bad(origin, format!("id of {token:?} is not an integer")))?
-            as usize;
+        let id = super::json_u32(id, format_args!("the id of {token:?}"), origin)? as usize;
         match tokens.get_mut(id) {
             Some(slot @ None) => *slot = Some(token.clone()),
             Some(Some(other)) => {
@@ -317,18 +314,31 @@ pub fn parse_truncation(t: &Value, origin: &str) -> Result<Truncation> {
 pub fn parse_padding(p: &Value, origin: &str) -> Result<Padding> {
     let length = match p.get("strategy") {
         Some(Value::String(s)) if s == "BatchLongest" => None,
-        Some(Value::Object(o)) if o.contains_key("Fixed") => Some(
-            o["Fixed"]
-                .as_u64()
-                .ok_or_else(|| bad(origin, "padding Fixed length must be an integer"))?
-                as usize,
-        ),
+        Some(Value::Object(o)) if o.contains_key("Fixed") => {
+            Some(super::json_u32(&o["Fixed"], "the padding length (Fixed)", origin)? as usize)
+        }
         None => None,
         Some(other) => return Err(bad(origin, format!("unknown padding strategy {other}"))),
     };
+    let multiple_of = opt_u32(p, "pad_to_multiple_of", origin)?.map(|x| x as usize);
+    for (what, n) in [
+        ("padding length", length),
+        ("pad_to_multiple_of", multiple_of),
+    ] {
+        if n.is_some_and(|n| n > Padding::MAX_LENGTH) {
+            return Err(bad(
+                origin,
+                format!(
+                    "{what} {} is more than the limit of {} tokens",
+                    n.unwrap_or_default(),
+                    Padding::MAX_LENGTH
+                ),
+            ));
+        }
+    }
     Ok(Padding {
         length,
-        multiple_of: opt_u32(p, "pad_to_multiple_of", origin)?.map(|x| x as usize),
+        multiple_of,
         left: get_str(p, "direction", "Right") == "Left",
         pad_id: opt_u32(p, "pad_id", origin)?.unwrap_or(0),
         pad_type_id: opt_u32(p, "pad_type_id", origin)?.unwrap_or(0),

@@ -19,6 +19,18 @@ pub fn parse_json(text: &str, origin: &str) -> Result<serde_json::Value> {
     })
 }
 
+/// A JSON number that must fit a u32 (an id, a count, a length): anything else is an error naming
+/// `what`, never a value silently cut to 32 bits (`2**32 + 5` would otherwise become 5).
+pub fn json_u32(v: &serde_json::Value, what: impl std::fmt::Display, origin: &str) -> Result<u32> {
+    v.as_u64()
+        .and_then(|x| u32::try_from(x).ok())
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "{origin}: {what} must be an integer in 0..=4294967295 (u32), not {v}"
+            ))
+        })
+}
+
 /// Read a whole file; errors name the path.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|source| Error::Io {
