@@ -28,6 +28,9 @@ pub enum Error {
         line: usize,
         msg: String,
     },
+    /// The caller asked to stop (Ctrl-C during training); nothing was produced.
+    #[error("interrupted")]
+    Interrupted,
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

@@ -50,6 +50,27 @@ fn to_py(err: Error) -> PyErr {
         Error::Pattern(_) | Error::Invalid(_) | Error::Format { .. } => {
             PyValueError::new_err(err.to_string())
         }
+        // The exception the signal handler raised (KeyboardInterrupt for Ctrl-C), kept by
+        // `interrupted` on this thread.
+        Error::Interrupted => PENDING_SIGNAL
+            .with(|p| p.borrow_mut().take())
+            .unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err(())),
+    })
+}
+
+thread_local! {
+    static PENDING_SIGNAL: std::cell::RefCell<Option<PyErr>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The core's interrupt check: runs Python's signal handlers (taking the GIL for a moment) and
+/// keeps the exception one raised, to be re-raised when the interrupted call returns.
+fn interrupted() -> bool {
+    Python::with_gil(|py| match py.check_signals() {
+        Ok(()) => false,
+        Err(e) => {
+            PENDING_SIGNAL.with(|p| *p.borrow_mut() = Some(e));
+            true
+        }
     })
 }
 
@@ -727,7 +748,7 @@ impl PyTrainer {
     fn feed_file(&mut self, py: Python<'_>, path: PathBuf, show_progress: bool) -> PyResult<()> {
         let n = self.num_threads;
         let counter = self.counter()?;
-        py.allow_threads(|| pool::install(n, || train::feed_file(counter, &path, show_progress))?)
+        py.allow_threads(|| train::feed_file(counter, &path, show_progress, n))
             .map_err(to_py)
     }
 
@@ -735,17 +756,22 @@ impl PyTrainer {
     fn add_counts(&mut self, items: &Bound<'_, PyAny>) -> PyResult<()> {
         let counter = self.counter()?;
         for item in items.try_iter()? {
-            let (piece, count): (Bound<'_, PyAny>, i64) = item?.extract()?;
-            if count < 0 {
-                return Err(PyValueError::new_err(format!(
-                    "count of {} is negative ({count})",
-                    piece.repr()?
-                )));
-            }
+            let (piece, count): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
+            let count: u64 = match count.extract() {
+                Ok(c) => c,
+                Err(_) if count.is_instance_of::<pyo3::types::PyInt>() => {
+                    return Err(PyValueError::new_err(format!(
+                        "count of {} must be in 0..2**64, not {}",
+                        piece.repr()?,
+                        count.repr()?
+                    )))
+                }
+                Err(e) => return Err(e),
+            };
             if let Ok(s) = piece.downcast::<PyString>() {
-                counter.add_counts(s.to_str()?.as_bytes(), count as u64);
+                counter.add_counts(s.to_str()?.as_bytes(), count);
             } else if let Ok(b) = piece.downcast::<PyBytes>() {
-                counter.add_counts(b.as_bytes(), count as u64);
+                counter.add_counts(b.as_bytes(), count);
             } else {
                 return Err(PyTypeError::new_err(format!(
                     "pre-tokens must be str or bytes, got {}",
@@ -754,6 +780,10 @@ impl PyTrainer {
             }
         }
         Ok(())
+    }
+
+    fn skipped_bytes(&mut self) -> PyResult<Option<(u64, u64)>> {
+        Ok(self.counter()?.skipped_bytes())
     }
 
     fn n_distinct(&mut self) -> PyResult<usize> {
@@ -856,6 +886,21 @@ impl PyTrainer {
         let counter = self.counter.take().ok_or_else(|| {
             PyValueError::new_err("this trainer has already finished; make a new one")
         })?;
+        // All skipped is an error (`into_parts`); some skipped, a warning.
+        if let Some((skipped, total)) = counter.skipped_bytes().filter(|&(s, t)| s > 0 && s < t) {
+            let msg = format!(
+                "the pattern skipped {skipped} of the {total} bytes of training text ({:.1}%); \
+                 merges are learned only from the text it matches",
+                100.0 * skipped as f64 / total as f64
+            );
+            let cat = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            PyErr::warn(
+                py,
+                &cat,
+                &std::ffi::CString::new(msg).unwrap_or_default(),
+                2,
+            )?;
+        }
         let (counts, pattern) = counter.into_parts().map_err(to_py)?;
         let trained = py
             .allow_threads(|| train::finish(counts, pattern, &opts))
@@ -913,6 +958,7 @@ impl PyClassic {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    train::set_interrupt_check(interrupted);
     m.add_class::<PyCore>()?;
     m.add_class::<PyTrainer>()?;
     m.add_class::<PyWordPiece>()?;
@@ -1310,6 +1356,31 @@ impl PyWordPiece {
         let mut tok = self.shared.tok.clone();
         tok.truncation = t;
         tok.padding = p;
+        Ok(PyWordPiece {
+            shared: Arc::new(WordPieceShared {
+                tok,
+                ints: self.shared.ints.clone(),
+            }),
+        })
+    }
+
+    /// The same tokenizer with these added tokens (content, id, special) instead of its own; the
+    /// model is shared and only the added-token matcher is built.
+    fn with_added(&self, added: Vec<(String, u32, bool)>) -> PyResult<Self> {
+        let mut tok = self.shared.tok.clone();
+        tok.set_added(
+            added
+                .into_iter()
+                .map(
+                    |(content, id, special)| crate::wordpiece::pipeline::AddedToken {
+                        content,
+                        id,
+                        special,
+                    },
+                )
+                .collect(),
+        )
+        .map_err(to_py)?;
         Ok(PyWordPiece {
             shared: Arc::new(WordPieceShared {
                 tok,

@@ -22,6 +22,9 @@ __all__ = ["train", "train_from_iterator", "train_from_counts"]
 def _warn_if_empty(
     trainer, stacklevel: int = 3, left: str = "the 256 byte tokens and the special tokens"
 ) -> None:
+    skipped = trainer.skipped_bytes()
+    if skipped is not None and skipped[1] > 0:
+        return  # there was text; a pattern that matched none of it is an error in finish
     if trainer.n_distinct() == 0:
         warnings.warn(
             f"the training corpus is empty: the tokenizer has only {left}",

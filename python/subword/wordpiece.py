@@ -281,7 +281,11 @@ class WordPieceTokenizer(Tokenizer):
                 }
             )
             new += 1
-        self._core = None
+        if self._core is not None:
+            # The model stays; only the added-token matcher is rebuilt.
+            self._core = self._core.with_added(
+                [(a["content"], a["id"], a["special"]) for a in self._added]
+            )
         return new
 
     # ----- files -----

@@ -59,6 +59,6 @@ pub fn train(counts: Counts, opts: &ClassicOptions) -> Result<Learned> {
         opts.tie_break,
         &handles,
         opts.show_progress,
-    );
+    )?;
     Ok(spell(opts.unk_token.iter().cloned().collect(), &result))
 }

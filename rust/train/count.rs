@@ -8,6 +8,7 @@ use crate::pretokenize::Pattern;
 use aho_corasick::AhoCorasick;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Count and first position (in bytes of all text fed so far) of each distinct pre-token.
 pub type Counts = FxHashMap<Box<[u8]>, (u64, u64)>;
@@ -110,6 +111,10 @@ pub struct PreTokenCounter {
     specials: Option<AhoCorasick>,
     counts: Counts,
     offset: u64,
+    /// Bytes of text given to the splitter, and bytes its pieces covered: a pattern that does not
+    /// match everywhere drops text from training, which the caller must hear about.
+    split_bytes: AtomicU64,
+    covered_bytes: AtomicU64,
 }
 
 impl PreTokenCounter {
@@ -138,6 +143,8 @@ impl PreTokenCounter {
             specials,
             counts: Counts::default(),
             offset: 0,
+            split_bytes: AtomicU64::new(0),
+            covered_bytes: AtomicU64::new(0),
         })
     }
 
@@ -205,7 +212,9 @@ impl PreTokenCounter {
     /// Count the pieces of special-free text starting at corpus offset `base`.
     fn count_text(&self, text: &str, base: u64) -> Result<Counts> {
         let mut counts = Counts::default();
+        let mut covered = 0u64;
         self.splitter.for_each_word(text, |piece, pos| {
+            covered += piece.len() as u64;
             let at = base + pos as u64;
             match counts.get_mut(piece.as_bytes()) {
                 Some(e) => e.0 += 1,
@@ -214,7 +223,23 @@ impl PreTokenCounter {
                 }
             }
         })?;
+        self.split_bytes
+            .fetch_add(text.len() as u64, Ordering::Relaxed);
+        self.covered_bytes.fetch_add(covered, Ordering::Relaxed);
         Ok(counts)
+    }
+
+    /// For a pattern splitter: (bytes of text its matches skipped, bytes of text it was given;
+    /// specials excluded). Word splitters skip whitespace by design and report None.
+    pub fn skipped_bytes(&self) -> Option<(u64, u64)> {
+        let Splitter::Pattern(p) = &self.splitter else {
+            return None;
+        };
+        if p.is_whole() {
+            return None;
+        }
+        let total = self.split_bytes.load(Ordering::Relaxed);
+        Some((total - self.covered_bytes.load(Ordering::Relaxed), total))
     }
 
     /// Move a block cut at `cut` back to the start of a special token that straddles it.
@@ -244,15 +269,37 @@ impl PreTokenCounter {
 
     /// Add pre-tokens counted elsewhere (e.g. by a distributed job); order of first appearance is
     /// the order given.
+    /// Sums saturate: the merge loop refuses totals that do not fit (see `queue::learn`).
     pub fn add_counts(&mut self, piece: &[u8], count: u64) {
         let at = self.offset;
         self.offset += 1;
         let e = self.counts.entry(piece.into()).or_insert((0, at));
-        e.0 += count;
+        e.0 = e.0.saturating_add(count);
     }
 
     /// Counts and pattern of a byte-level BPE counter.
+    ///
+    /// A pattern that matched none of a non-empty corpus is an error: training would silently
+    /// learn from nothing (a misspelt pattern name is taken as a regex that matches nothing).
     pub fn into_parts(self) -> Result<(Counts, Pattern)> {
+        if let Some((skipped, total)) = self.skipped_bytes() {
+            if total > 0 && skipped == total {
+                let src = match &self.splitter {
+                    Splitter::Pattern(p) => p.as_str().to_string(),
+                    _ => String::new(),
+                };
+                let names: Vec<&str> = crate::pretokenize::PATTERN_NAMES
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect();
+                return Err(Error::invalid(format!(
+                    "the pattern {src:?} matched none of the {total} bytes of training text, so \
+                     there is nothing to learn from; pass a built-in name ({}) or a regex that \
+                     matches the text",
+                    names.join(", ")
+                )));
+            }
+        }
         match self.splitter {
             Splitter::Pattern(p) => Ok((self.counts, p)),
             _ => Err(Error::invalid(
@@ -277,7 +324,7 @@ fn merge_into(into: &mut Counts, part: Counts) {
     }
     for (k, (c, first)) in part {
         let e = into.entry(k).or_insert((0, first));
-        e.0 += c;
+        e.0 = e.0.saturating_add(c);
         e.1 = e.1.min(first);
     }
 }

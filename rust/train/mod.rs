@@ -67,7 +67,7 @@ pub fn finish(counts: Counts, pattern: Pattern, opts: &TrainOptions) -> Result<T
         opts.tie_break,
         &Handles::bpe(),
         opts.show_progress,
-    );
+    )?;
     let mut ranks: Vec<(Vec<u8>, Rank)> = result
         .tokens
         .iter()
@@ -100,7 +100,47 @@ pub fn finish(counts: Counts, pattern: Pattern, opts: &TrainOptions) -> Result<T
     })
 }
 
-/// [`queue::learn`] with a progress line on stderr.
+/// Asked between merges and between file blocks whether to stop; true means stop (the caller
+/// keeps the reason, e.g. the pending Python exception). Set once by the bindings, which answer
+/// from Python's signal handlers, so Ctrl-C stops a long training within milliseconds.
+static INTERRUPT_CHECK: std::sync::OnceLock<fn() -> bool> = std::sync::OnceLock::new();
+
+/// Install the check (the first one set stays).
+pub fn set_interrupt_check(check: fn() -> bool) {
+    let _ = INTERRUPT_CHECK.set(check);
+}
+
+/// How often the check runs at most: acquiring what it needs (the GIL) costs microseconds.
+const CHECK_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// `Err(Interrupted)` once the check says stop; otherwise cheap enough to call per merge.
+pub(crate) struct Interrupts {
+    last: std::time::Instant,
+}
+
+impl Interrupts {
+    pub(crate) fn new() -> Self {
+        Interrupts {
+            last: std::time::Instant::now(),
+        }
+    }
+
+    pub(crate) fn poll(&mut self) -> Result<()> {
+        let Some(check) = INTERRUPT_CHECK.get() else {
+            return Ok(());
+        };
+        if self.last.elapsed() < CHECK_EVERY {
+            return Ok(());
+        }
+        self.last = std::time::Instant::now();
+        if check() {
+            return Err(Error::Interrupted);
+        }
+        Ok(())
+    }
+}
+
+/// [`queue::learn`] with a progress line on stderr, stopping when interrupted.
 pub(crate) fn learn_with_progress(
     alphabet: Vec<Rc<[u8]>>,
     words: Vec<(Vec<Rank>, u64)>,
@@ -109,8 +149,9 @@ pub(crate) fn learn_with_progress(
     tie: TieBreak,
     handles: &Handles,
     show: bool,
-) -> queue::MergeResult {
+) -> Result<queue::MergeResult> {
     let step = (n_tokens / 100).max(1);
+    let mut interrupts = Interrupts::new();
     let result = queue::learn(
         alphabet,
         words,
@@ -122,6 +163,7 @@ pub(crate) fn learn_with_progress(
             if show && (done % step == 0 || done == n_tokens) {
                 eprint!("\rmerging: {done}/{n_tokens} tokens");
             }
+            interrupts.poll()
         },
     );
     if show {
@@ -148,7 +190,15 @@ const BLOCK: usize = 8 << 20;
 /// Feed a file to `counter`: in blocks cut at safe points for the built-in patterns (memory bounded
 /// by the block size), whole otherwise (a custom pattern's pieces may span any cut). Invalid UTF-8 is
 /// an error naming the file and byte offset.
-pub fn feed_file(counter: &mut PreTokenCounter, path: &Path, show_progress: bool) -> Result<()> {
+///
+/// Blocks are counted on a pool of `num_threads`; the reading loop stays on the calling thread,
+/// so the interrupt check (which must run there, for Python's signal handlers) sees Ctrl-C.
+pub fn feed_file(
+    counter: &mut PreTokenCounter,
+    path: &Path,
+    show_progress: bool,
+    num_threads: usize,
+) -> Result<()> {
     let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -163,7 +213,9 @@ pub fn feed_file(counter: &mut PreTokenCounter, path: &Path, show_progress: bool
     let mut reader = std::io::BufReader::new(file);
     let mut buf: Vec<u8> = Vec::new();
     let mut consumed: u64 = 0;
+    let mut interrupts = Interrupts::new();
     loop {
+        interrupts.poll()?;
         let want = block.saturating_sub(buf.len() as u64).max(1 << 16);
         let n = (&mut reader).take(want).read_to_end(&mut buf).map_err(io)?;
         let eof = n == 0 || block == u64::MAX;
@@ -182,7 +234,7 @@ pub fn feed_file(counter: &mut PreTokenCounter, path: &Path, show_progress: bool
                 consumed + e.valid_up_to() as u64
             ))
         })?;
-        counter.feed(text)?;
+        crate::pool::install(num_threads, || counter.feed(text))??;
         consumed += cut as u64;
         buf.drain(..cut);
         if show_progress {

@@ -11,6 +11,7 @@
 //! count(ab) / (count(a) count(b)) also *rises* when a merge uses up some of a's or b's
 //! occurrences, so every live pair containing a merged part is pushed again with its new score.
 
+use crate::error::{Error, Result};
 use crate::vocab::Rank;
 use rustc_hash::FxHashMap;
 use std::collections::BinaryHeap;
@@ -192,8 +193,9 @@ pub fn learn(
     min_frequency: u64,
     tie: TieBreak,
     handles: &Handles,
-    mut progress: impl FnMut(usize),
-) -> MergeResult {
+    mut progress: impl FnMut(usize) -> Result<()>,
+) -> Result<MergeResult> {
+    check_total(&words)?;
     let n_alphabet = alphabet.len();
     let by_bytes = alphabet
         .iter()
@@ -260,7 +262,7 @@ pub fn learn(
         }
         let new_pairs = apply_merge(&mut st, top.pair);
         merges.push(top.pair);
-        progress(st.tokens.len() - n_alphabet);
+        progress(st.tokens.len() - n_alphabet)?;
         for p in new_pairs {
             if let Some(e) = st.entry(p, min_frequency) {
                 heap.push(e);
@@ -301,9 +303,30 @@ pub fn learn(
             }
         }
     }
-    MergeResult {
+    Ok(MergeResult {
         tokens: st.tokens,
         merges,
+    })
+}
+
+/// Every count the merge loop keeps (of a symbol, of a pair, a change in one merge) is at most
+/// the number of symbol occurrences in the corpus, Σ count × length. Checking once that this fits
+/// an i64 (changes are signed) rules out overflow everywhere after, so a huge count is an error
+/// here, never a wrapped number deciding a merge.
+fn check_total(words: &[(Vec<Rank>, u64)]) -> Result<()> {
+    let total = words.iter().try_fold(0u64, |acc, (symbols, count)| {
+        count
+            .checked_mul(symbols.len() as u64)
+            .and_then(|n| acc.checked_add(n))
+            .filter(|&t| t <= i64::MAX as u64)
+    });
+    match total {
+        Some(_) => Ok(()),
+        None => Err(Error::invalid(format!(
+            "the counts add up to more than {} symbol occurrences (count × length summed over \
+             the pre-tokens); scale them down",
+            i64::MAX
+        ))),
     }
 }
 

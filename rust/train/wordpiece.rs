@@ -54,7 +54,7 @@ pub fn train(counts: Counts, opts: &WordPieceOptions) -> Result<Learned> {
         opts.tie_break,
         &handles,
         opts.show_progress,
-    );
+    )?;
     Ok(spell(opts.specials.clone(), &result))
 }
 
