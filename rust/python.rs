@@ -169,6 +169,44 @@ impl<'py> FromPyObject<'py> for Threads {
     }
 }
 
+/// A non-negative integer argument up to `max`: negative or larger values are a ValueError
+/// naming the argument and the limit (pyo3 alone would raise OverflowError, or accept 10¹²).
+fn bounded(ob: &Bound<'_, PyAny>, name: &str, max: u64) -> PyResult<u64> {
+    let too = |how: &str| {
+        Ok::<_, PyErr>(PyValueError::new_err(format!(
+            "{name} must be an integer in 0..={max}, not {} ({how})",
+            ob.repr()?
+        )))
+    };
+    match ob.extract::<u64>() {
+        Ok(n) if n <= max => Ok(n),
+        Ok(_) => Err(too("too large")?),
+        Err(_) if ob.is_instance_of::<pyo3::types::PyInt>() => {
+            Err(too(if ob.lt(0)? { "negative" } else { "too large" })?)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// `vocab_size` of a trainer: at most one more than the largest id a vocabulary may hold.
+struct VocabSize(usize);
+
+impl<'py> FromPyObject<'py> for VocabSize {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let n = bounded(ob, "vocab_size", crate::vocab::MAX_ID as u64 + 1)?;
+        Ok(VocabSize(n as usize))
+    }
+}
+
+/// `min_frequency` of a trainer.
+struct Frequency(u64);
+
+impl<'py> FromPyObject<'py> for Frequency {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        bounded(ob, "min_frequency", u64::MAX).map(Frequency)
+    }
+}
+
 fn borrow_all<'a>(strings: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
     strings.iter().map(|s| s.to_str()).collect()
 }
@@ -796,18 +834,19 @@ impl PyTrainer {
     fn finish_wordpiece(
         &mut self,
         py: Python<'_>,
-        vocab_size: usize,
-        min_frequency: u64,
-        limit_alphabet: Option<usize>,
+        vocab_size: VocabSize,
+        min_frequency: Frequency,
+        limit_alphabet: Option<u32>,
         prefix: String,
         tie_break: &str,
         show_progress: bool,
     ) -> PyResult<Learned> {
+        let (vocab_size, min_frequency) = (vocab_size.0, min_frequency.0);
         let opts = train::wordpiece::WordPieceOptions {
             vocab_size,
             specials: self.specials.clone(),
             min_frequency,
-            limit_alphabet,
+            limit_alphabet: limit_alphabet.map(|n| n as usize),
             prefix,
             tie_break: tie_break_of(tie_break)?,
             show_progress,
@@ -830,14 +869,15 @@ impl PyTrainer {
     fn finish_classic(
         &mut self,
         py: Python<'_>,
-        vocab_size: usize,
+        vocab_size: VocabSize,
         unk_token: Option<String>,
         suffix: String,
         merge_end_of_word: bool,
-        min_frequency: u64,
+        min_frequency: Frequency,
         tie_break: &str,
         show_progress: bool,
     ) -> PyResult<Learned> {
+        let (vocab_size, min_frequency) = (vocab_size.0, min_frequency.0);
         let opts = train::classic::ClassicOptions {
             vocab_size,
             unk_token,
@@ -863,11 +903,12 @@ impl PyTrainer {
     fn finish(
         &mut self,
         py: Python<'_>,
-        vocab_size: usize,
-        min_frequency: u64,
+        vocab_size: VocabSize,
+        min_frequency: Frequency,
         tie_break: &str,
         show_progress: bool,
     ) -> PyResult<PyCore> {
+        let (vocab_size, min_frequency) = (vocab_size.0, min_frequency.0);
         let tie_break = tie_break_of(tie_break)?;
         let opts = TrainOptions {
             vocab_size,
