@@ -129,8 +129,8 @@ class WordPieceTokenizer(Tokenizer):
     def _set_settings(self, truncation: dict | None, padding: dict | None) -> None:
         # The model stays; only the post-processing settings of the core change. The core
         # checks them first, so a rejected setting changes nothing.
-        if self._core is not None:
-            self._core = self._core.with_settings(json.dumps(truncation), json.dumps(padding))
+        if self._core is not None or self.model.vocab is not None:
+            self._core = self._ready().with_settings(json.dumps(truncation), json.dumps(padding))
         self._truncation, self._padding = truncation, padding
 
     def enable_truncation(

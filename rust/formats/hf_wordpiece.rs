@@ -314,9 +314,18 @@ pub fn parse_truncation(t: &Value, origin: &str) -> Result<Truncation> {
 pub fn parse_padding(p: &Value, origin: &str) -> Result<Padding> {
     let length = match p.get("strategy") {
         Some(Value::String(s)) if s == "BatchLongest" => None,
-        Some(Value::Object(o)) if o.contains_key("Fixed") => {
-            Some(super::json_u32(&o["Fixed"], "the padding length (Fixed)", origin)? as usize)
-        }
+        Some(Value::Object(o)) if o.contains_key("Fixed") => Some(
+            o["Fixed"]
+                .as_u64()
+                .ok_or_else(|| {
+                    bad(
+                        origin,
+                        "padding Fixed length must be a non-negative integer",
+                    )
+                })?
+                .try_into()
+                .unwrap_or(usize::MAX),
+        ),
         None => None,
         Some(other) => return Err(bad(origin, format!("unknown padding strategy {other}"))),
     };
