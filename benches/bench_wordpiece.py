@@ -15,7 +15,8 @@ lines included) and encoded
 
 * single: a Python loop, ``[tok.encode(line).ids for line in lines]``;
 * batch: ``[e.ids for e in tok.encode_batch(lines)]`` on ``--threads`` threads (2;
-  RAYON_NUM_THREADS for all three).
+  RAYON_NUM_THREADS for hf and tokie; subword's batch has no thread argument and uses a pool of
+  every core).
 
 Rates are MB/s (10^6 bytes of UTF-8 input), best of ``--repeat`` runs after a warm-up on the first
 ``--warmup-bytes`` of the file; ratios are against hf and tokie measured in the same run, and the
