@@ -661,6 +661,11 @@ impl PyCore {
     fn is_special(&self, token: Rank) -> bool {
         self.inner.vocab().is_special(token)
     }
+
+    /// (lookups, hits) of the piece cache on the calling thread, for benchmarks.
+    fn cache_stats(&self) -> (u64, u64) {
+        self.inner.cache_stats()
+    }
 }
 
 /// Streaming pre-token counter; `finish` learns the merges and returns a `CoreBPE`.

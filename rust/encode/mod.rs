@@ -2,6 +2,7 @@
 
 mod cache;
 mod detailed;
+mod hot;
 mod merge;
 mod unstable;
 
@@ -27,6 +28,19 @@ pub struct Scratch {
     heap: merge::HeapScratch,
 }
 
+/// A thread's state for encoding: merge buffers and the piece caches of the encoders it ran.
+#[derive(Default)]
+pub struct ThreadState {
+    merge: Scratch,
+    hot: hot::Tables,
+}
+
+/// Distinct for every encoder made in this process: names its piece-cache tables.
+fn next_encoder_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 pub struct Encoder {
     vocab: Vocab,
     pattern: Pattern,
@@ -36,6 +50,8 @@ pub struct Encoder {
     whole_lookup: bool,
     /// Mergeable token bytes, sorted; built on first use by `encode_with_unstable`.
     sorted_tokens: OnceLock<Vec<Box<[u8]>>>,
+    /// Names this encoder's per-thread piece caches; changes when the encoding rule does.
+    id: u64,
 }
 
 /// Ids of an encoding plus how many of them came from its last piece (0 if it ended in a special).
@@ -60,17 +76,24 @@ impl Encoder {
             cache: WordCache::default(),
             whole_lookup: true,
             sorted_tokens: OnceLock::new(),
+            id: next_encoder_id(),
         })
     }
 
     /// Merge whole pieces too instead of looking them up first (HF BPE without `ignore_merges`).
     pub fn without_whole_lookup(mut self) -> Self {
         self.whole_lookup = false;
+        self.id = next_encoder_id();
         self
     }
 
     pub fn whole_lookup(&self) -> bool {
         self.whole_lookup
+    }
+
+    /// (lookups, hits) of this encoder's piece cache on the calling thread, for benchmarks.
+    pub fn cache_stats(&self) -> (u64, u64) {
+        with_scratch(|s| s.hot.stats(self.id))
     }
 
     pub fn vocab(&self) -> &Vocab {
@@ -82,9 +105,37 @@ impl Encoder {
     }
 
     /// BPE on one piece, whole-piece lookup first (tiktoken does the same, and it can differ from
-    /// what merging would give).
-    #[inline]
-    fn encode_piece(&self, piece: &[u8], scratch: &mut Scratch, out: &mut Vec<Rank>) -> Result<()> {
+    /// what merging would give). Short pieces go through this thread's piece cache first.
+    #[inline(always)]
+    fn encode_piece(
+        &self,
+        piece: &[u8],
+        hot: &mut hot::Table,
+        scratch: &mut Scratch,
+        out: &mut Vec<Rank>,
+    ) -> Result<()> {
+        if let Some(key) = crate::vocab::pack_short(piece) {
+            if hot.get(key, out) {
+                return Ok(());
+            }
+            let start = out.len();
+            match self.vocab.rank_packed(key).filter(|_| self.whole_lookup) {
+                Some(id) => out.push(id),
+                None => merge::merge_piece(&self.vocab, piece, scratch, out)?,
+            }
+            hot.insert(key, &out[start..]);
+            return Ok(());
+        }
+        self.encode_long_piece(piece, scratch, out)
+    }
+
+    /// [`Self::encode_piece`] for pieces of 16 bytes or more.
+    fn encode_long_piece(
+        &self,
+        piece: &[u8],
+        scratch: &mut Scratch,
+        out: &mut Vec<Rank>,
+    ) -> Result<()> {
         if self.whole_lookup {
             if let Some(id) = self.vocab.rank(piece) {
                 out.push(id);
@@ -111,11 +162,18 @@ impl Encoder {
     }
 
     /// Ordinary text (no specials): returns how many ids the last piece produced.
-    fn encode_text(&self, text: &str, scratch: &mut Scratch, out: &mut Vec<Rank>) -> Result<usize> {
+    fn encode_text(
+        &self,
+        text: &str,
+        state: &mut ThreadState,
+        out: &mut Vec<Rank>,
+    ) -> Result<usize> {
         let mut last = 0;
+        let hot = state.hot.of(self.id);
+        let scratch = &mut state.merge;
         self.pattern.for_each_piece(text, |piece| {
             let before = out.len();
-            self.encode_piece(piece.as_bytes(), scratch, out)?;
+            self.encode_piece(piece.as_bytes(), hot, scratch, out)?;
             last = out.len() - before;
             Ok(())
         })?;
@@ -150,7 +208,7 @@ impl Encoder {
         &self,
         text: &str,
         rules: &Rules,
-        scratch: &mut Scratch,
+        scratch: &mut ThreadState,
     ) -> Result<Encoded> {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
         let mut last_piece_len = 0;
@@ -281,13 +339,13 @@ impl Encoder {
 
 /// Run `f` with this thread's merge buffers, so that encoding many small texts does not allocate
 /// them again for each text.
-fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+fn with_scratch<T>(f: impl FnOnce(&mut ThreadState) -> T) -> T {
     thread_local! {
-        static SCRATCH: std::cell::RefCell<Scratch> = Default::default();
+        static STATE: std::cell::RefCell<ThreadState> = Default::default();
     }
-    SCRATCH.with(|s| match s.try_borrow_mut() {
+    STATE.with(|s| match s.try_borrow_mut() {
         Ok(mut s) => f(&mut s),
-        Err(_) => f(&mut Scratch::default()),
+        Err(_) => f(&mut ThreadState::default()),
     })
 }
 
