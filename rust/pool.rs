@@ -17,8 +17,8 @@
 use crate::error::{Error, Result};
 use rayon::ThreadPool;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The machine's cores as the OS reports them to this process (1 if it cannot tell).
 pub fn cores() -> usize {
@@ -44,6 +44,53 @@ pub fn resolve(num_threads: usize) -> Result<usize> {
             max_threads(),
             cores()
         ))),
+    }
+}
+
+/// Threads for work that has no `num_threads` of its own (one long text): 0 = every core.
+/// Starts from `SUBWORD_NUM_THREADS` if set; [`set_default_threads`] changes it.
+static DEFAULT_THREADS: OnceLock<AtomicUsize> = OnceLock::new();
+
+fn default_cell() -> &'static AtomicUsize {
+    DEFAULT_THREADS.get_or_init(|| {
+        let from_env = std::env::var("SUBWORD_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| resolve(n).is_ok())
+            .unwrap_or(0);
+        AtomicUsize::new(from_env)
+    })
+}
+
+/// Set the process-wide thread count (checked like any `num_threads`; 1 = never parallel).
+pub fn set_default_threads(num_threads: usize) -> Result<()> {
+    resolve(num_threads)?;
+    default_cell().store(num_threads, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The process-wide thread count as set (0 = every core).
+pub fn default_threads() -> usize {
+    default_cell().load(Ordering::Relaxed)
+}
+
+/// Threads a parallel loop started here would get: the current pool's when called from one of its
+/// workers (a batch item), else the process-wide setting's.
+pub fn parallelism() -> usize {
+    if rayon::current_thread_index().is_some() {
+        rayon::current_num_threads()
+    } else {
+        resolve(default_threads()).unwrap_or(1)
+    }
+}
+
+/// Run `f`, whose parallel loops then use the current pool (inside a worker) or the process-wide
+/// one.
+pub fn run_parallel<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T> {
+    if rayon::current_thread_index().is_some() {
+        Ok(f())
+    } else {
+        install(default_threads(), f)
     }
 }
 

@@ -662,6 +662,27 @@ impl PyCore {
         self.inner.vocab().is_special(token)
     }
 
+    /// `encode_ordinary` with the text cut into parts of about `part_len` bytes at safe points,
+    /// encoded in parallel (tests use small parts to check that any cut gives the same ids).
+    fn _encode_ordinary_in_parts<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        part_len: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let ids = py
+            .allow_threads(|| {
+                pool::run_parallel(|| {
+                    let mut out = Vec::new();
+                    self.inner
+                        .encode_in_parts(text, part_len, &mut out)
+                        .map(|_| out)
+                })?
+            })
+            .map_err(to_py)?;
+        self.id_list(py, &ids)
+    }
+
     /// (lookups, hits) of the piece cache on the calling thread, for benchmarks.
     fn cache_stats(&self) -> (u64, u64) {
         self.inner.cache_stats()
@@ -1002,10 +1023,25 @@ impl PyClassic {
     }
 }
 
+/// Threads for work without a `num_threads` argument (one long text): 0 = every core, 1 = never
+/// parallel. Checked like any `num_threads`.
+#[pyfunction]
+fn set_num_threads(num_threads: Threads) -> PyResult<()> {
+    pool::set_default_threads(num_threads.0).map_err(to_py)
+}
+
+/// The process-wide thread count as set (0 = every core).
+#[pyfunction]
+fn get_num_threads() -> usize {
+    pool::default_threads()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     train::set_interrupt_check(interrupted);
     m.add_class::<PyCore>()?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_class::<PyTrainer>()?;
     m.add_class::<PyWordPiece>()?;
     m.add_class::<PyEncoded>()?;

@@ -8,6 +8,7 @@ The tiktoken dialect::
 """
 
 from . import decoders, models, normalizers, pre_tokenizers, processors, trainers
+from ._core import get_num_threads, set_num_threads
 from .classic import ClassicBPE
 from .encoding import Encoding
 from .registry import RanksNotFoundError, get_encoding, list_encoding_names
@@ -27,6 +28,8 @@ __all__ = [
     "trainers",
     "RanksNotFoundError",
     "get_encoding",
+    "get_num_threads",
+    "set_num_threads",
     "list_encoding_names",
     "train",
     "train_from_counts",

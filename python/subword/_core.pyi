@@ -10,6 +10,11 @@ O200K_PATTERN: str
 
 _Special = Literal["all"] | Iterable[str]
 
+def set_num_threads(num_threads: int) -> None:
+    """Threads for one long text (0 = every core, 1 = never parallel)."""
+
+def get_num_threads() -> int: ...
+
 class CoreBPE:
     """The Rust encoder behind ``subword.Encoding`` and ``subword.Tokenizer``."""
 
@@ -80,6 +85,7 @@ class CoreBPE:
     def max_token_value(self) -> int: ...
     def n_mergeable(self) -> int: ...
     def is_special(self, token: int) -> bool: ...
+    def _encode_ordinary_in_parts(self, text: str, part_len: int) -> list[int]: ...
     def cache_stats(self) -> tuple[int, int]:
         """(lookups, hits) of the piece cache on the calling thread."""
 

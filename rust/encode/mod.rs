@@ -16,6 +16,11 @@ use cache::{WordCache, MAX_CACHED_LEN};
 use rayon::prelude::*;
 use std::sync::OnceLock;
 
+/// Texts at least this long are encoded on several cores (cut at safe points), in parts of at
+/// least `PART_MIN` bytes: below that, the hand-off costs more than the second core gives.
+const PARALLEL_MIN: usize = 256 << 10;
+const PART_MIN: usize = 64 << 10;
+
 /// Fewest texts one rayon task takes: splitting a batch of short texts down to single items costs
 /// more in task overhead than the texts take to encode.
 pub const MIN_BATCH_SPLIT: usize = 64;
@@ -182,8 +187,51 @@ impl Encoder {
 
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>> {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
-        with_scratch(|scratch| self.encode_text(text, scratch, &mut out))?;
+        self.encode_stretch(text, &mut out)?;
         Ok(out)
+    }
+
+    /// Text free of specials onto `out`, on several cores when it is long enough and its pattern
+    /// has safe cuts; returns how many ids its last piece gave.
+    fn encode_stretch(&self, text: &str, out: &mut Vec<Rank>) -> Result<usize> {
+        if text.len() >= PARALLEL_MIN && self.pattern.has_safe_cuts() {
+            let threads = crate::pool::parallelism();
+            if threads > 1 {
+                let part_len = (text.len() / (4 * threads)).max(PART_MIN);
+                return crate::pool::run_parallel(|| self.encode_in_parts(text, part_len, out))?;
+            }
+        }
+        with_scratch(|state| self.encode_text(text, state, out))
+    }
+
+    /// Encode `text` cut at safe points into parts of about `part_len` bytes, the parts in
+    /// parallel: the same pieces as the whole (see `pretokenize::safe_cut`), so the same ids.
+    pub fn encode_in_parts(
+        &self,
+        text: &str,
+        part_len: usize,
+        out: &mut Vec<Rank>,
+    ) -> Result<usize> {
+        if !self.pattern.has_safe_cuts() {
+            return Err(Error::invalid("this pattern has no safe cut points"));
+        }
+        let parts = crate::pretokenize::safe_cut::parts(text.as_bytes(), part_len);
+        let encoded: Vec<(Vec<Rank>, usize)> = parts
+            .par_iter()
+            .map(|r| {
+                let part = &text[r.clone()];
+                let mut ids = Vec::with_capacity(part.len() / 4 + 1);
+                let last = with_scratch(|state| self.encode_text(part, state, &mut ids))?;
+                Ok((ids, last))
+            })
+            .collect::<Result<_>>()?;
+        out.reserve(encoded.iter().map(|(ids, _)| ids.len()).sum());
+        let mut last = 0;
+        for (ids, l) in encoded {
+            out.extend_from_slice(&ids);
+            last = l;
+        }
+        Ok(last)
     }
 
     /// tiktoken's `encode`: text matching a disallowed special is an error; allowed specials become
@@ -201,22 +249,17 @@ impl Encoder {
     /// [`Encoder::encode`] with the special-token arguments already resolved.
     pub fn encode_with_rules(&self, text: &str, rules: &Rules) -> Result<Encoded> {
         rules.check(text)?;
-        with_scratch(|scratch| self.encode_with_scratch(text, rules, scratch))
+        self.encode_with_scratch(text, rules)
     }
 
-    fn encode_with_scratch(
-        &self,
-        text: &str,
-        rules: &Rules,
-        scratch: &mut ThreadState,
-    ) -> Result<Encoded> {
+    fn encode_with_scratch(&self, text: &str, rules: &Rules) -> Result<Encoded> {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
         let mut last_piece_len = 0;
         let mut start = 0;
         if let Some(ac) = &rules.split {
             for m in ac.find_iter(text) {
                 if m.start() > start {
-                    self.encode_text(&text[start..m.start()], scratch, &mut out)?;
+                    self.encode_stretch(&text[start..m.start()], &mut out)?;
                 }
                 let id = self
                     .vocab
@@ -228,7 +271,7 @@ impl Encoder {
             }
         }
         if start < text.len() {
-            last_piece_len = self.encode_text(&text[start..], scratch, &mut out)?;
+            last_piece_len = self.encode_stretch(&text[start..], &mut out)?;
         }
         Ok(Encoded {
             ids: out,

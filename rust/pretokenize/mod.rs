@@ -6,6 +6,7 @@
 //! scanner against `fancy-regex` running the original pattern.
 
 mod classes;
+pub mod safe_cut;
 mod scan_cl100k;
 mod scan_gpt2;
 mod scan_o200k;
@@ -96,7 +97,7 @@ impl Pattern {
     }
 
     /// True for the built-in patterns, whose pieces never span the cut points of
-    /// `train::count::is_safe_cut`; other patterns are never cut inside a document.
+    /// [`safe_cut::is_safe_cut`]; other patterns are never cut inside a document.
     pub fn has_safe_cuts(&self) -> bool {
         matches!(self.engine, Engine::Scanner(_))
     }

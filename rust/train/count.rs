@@ -20,28 +20,7 @@ const SUB_CHUNK: usize = 1 << 20;
 /// byte, so smaller tasks keep that buffer (and the trainer's peak memory) small.
 const SUB_CHUNK_NORMALIZED: usize = 1 << 18;
 
-/// A cut at `p` is safe when `text[p-2..p+1]` is "non-space ASCII, `\n`, ASCII letter": every
-/// built-in pattern ends a piece before that `\n` or right after it, whether or not text follows,
-/// and starts a fresh piece at the letter. (Custom patterns are assumed to behave the same.)
-pub fn is_safe_cut(b: &[u8], p: usize) -> bool {
-    p >= 2
-        && p < b.len()
-        && b[p - 1] == b'\n'
-        && b[p - 2].is_ascii_graphic()
-        && b[p].is_ascii_alphabetic()
-}
-
-/// The first safe cut at or after `from`, if any.
-pub fn next_safe_cut(b: &[u8], from: usize) -> Option<usize> {
-    let mut p = from.max(2);
-    while p < b.len() {
-        if is_safe_cut(b, p) {
-            return Some(p);
-        }
-        p += b[p..].iter().position(|&x| x == b'\n')? + 1;
-    }
-    None
-}
+pub use crate::pretokenize::safe_cut::{is_safe_cut, next_safe_cut};
 
 thread_local! {
     static NORMALIZED: std::cell::RefCell<Normalized> = std::cell::RefCell::default();

@@ -1,0 +1,83 @@
+"""One long text on several cores: cut at safe points (`rust/pretokenize/safe_cut.rs`), the parts
+encoded in parallel, concatenated. The ids must equal tiktoken's and the sequential result's for
+every way of cutting, so the tests force parts far smaller than the automatic ones."""
+
+from __future__ import annotations
+
+import pytest
+import refdata
+import subword
+import textgen
+from conftest import load_pair
+from hypothesis import given
+from hypothesis import strategies as st
+
+ENCODINGS = ["r50k_base", "cl100k_base", "o200k_base"]
+
+# Lines whose ends and starts sometimes make a safe cut ("graphic char, \n, ASCII letter") and
+# sometimes nearly do (space or digit before the \n, digit or non-ASCII letter after it).
+line_ends = st.sampled_from(["x", ".", ")", " ", "1", "é", "\r", ""])
+line_starts = st.sampled_from(["a", "Z", " ", "1", "é", "가", "\n", "'s"])
+texts_with_lines = st.lists(st.tuples(textgen.texts, line_ends, line_starts), max_size=12).map(
+    lambda parts: "\n".join(end + text + start for text, end, start in parts)
+)
+
+
+@pytest.fixture(autouse=True)
+def restore_threads():
+    before = subword.get_num_threads()
+    yield
+    subword.set_num_threads(before)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@given(text=texts_with_lines, part_len=st.integers(1, 64))
+def test_any_parts_give_tiktokens_ids(name, text, part_len):
+    sw, tk = load_pair(name)
+    assert sw._core._encode_ordinary_in_parts(text, part_len) == tk.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_long_text_with_specials_in_parallel(name):
+    sw, tk = load_pair(name)
+    eot = "<|endoftext|>"
+    doc = "The fox.\nJumps over 12 dogs!\nÉcole 가나다\n" * 6000
+    text = f"{doc}{eot}{doc}{eot}"
+    assert len(doc.encode()) > 256 << 10  # each stretch takes the parallel path
+    subword.set_num_threads(2)
+    assert sw.encode(text, allowed_special="all") == tk.encode(text, allowed_special="all")
+    assert sw.count(text, allowed_special="all") == len(tk.encode(text, allowed_special="all"))
+
+
+def test_custom_patterns_are_never_cut():
+    enc = subword.Encoding(
+        "custom",
+        pat_str=r"\S+|\s+",
+        mergeable_ranks={bytes([b]): b for b in range(256)},
+        special_tokens={},
+    )
+    with pytest.raises(ValueError, match="no safe cut"):
+        enc._core._encode_ordinary_in_parts("a\nb", 1)
+    text = "word\nx " * 100_000
+    subword.set_num_threads(2)
+    assert enc.encode_ordinary(text) == list(text.encode())
+
+
+def test_thread_setting_is_checked():
+    with pytest.raises(ValueError, match="limit"):
+        subword.set_num_threads(10**6)
+    with pytest.raises(ValueError, match="num_threads"):
+        subword.set_num_threads(-1)
+    subword.set_num_threads(1)
+    assert subword.get_num_threads() == 1
+
+
+@pytest.mark.corpora
+@pytest.mark.parametrize("path", refdata.corpora_files() or [None])
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_corpus_parts_equal_sequential(name, path, corpora):
+    """Parts of 4 KB (hundreds of cuts per file): the same ids as one sequential pass."""
+    sw, _ = load_pair(name)
+    text = path.read_text(encoding="utf-8")[: 2 << 20]
+    subword.set_num_threads(1)
+    assert sw._core._encode_ordinary_in_parts(text, 4096) == sw.encode_ordinary(text)
