@@ -160,3 +160,84 @@ pub fn run_end(t: &Tables, b: &[u8], mut i: usize, keep: impl Fn(u16) -> bool) -
     }
     i
 }
+
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+
+/// High bit of each byte of `v` set where that byte is an ASCII letter (SWAR: eight bytes in a
+/// few integer operations). Folding case with `| 0x20` maps `A-Z` onto `a-z` and no other ASCII
+/// byte into `a-z` (`@` and `[` land just outside); bytes ≥ 0x80 are cleared by `!v`.
+#[inline(always)]
+fn ascii_letter_bits(v: u64) -> u64 {
+    ascii_lower_bits(v | 0x2020_2020_2020_2020) & !v
+}
+
+/// High bit of each byte set where that byte is in `a-z` (0x61..=0x7A): `y + 0x1F` reaches the
+/// high bit from 0x61 up, `y + 0x05` from 0x7B up, with no carry between bytes since `y < 0x80`.
+#[inline(always)]
+fn ascii_lower_bits(v: u64) -> u64 {
+    let y = v & LOW7;
+    (y + 0x1f1f_1f1f_1f1f_1f1f) & !(y + 0x0505_0505_0505_0505) & !v & HIGH
+}
+
+#[inline(always)]
+fn swar_run_end(
+    b: &[u8],
+    mut i: usize,
+    bits: impl Fn(u64) -> u64,
+    byte: impl Fn(u8) -> bool,
+) -> usize {
+    while i + 8 <= b.len() {
+        let v = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let m = bits(v);
+        if m != HIGH {
+            return i + ((!m & HIGH).trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && byte(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// End of the run of ASCII letters from `i`, eight bytes a step. Every ASCII letter is `\p{L}`,
+/// so a scanner may skip these before its general class loop.
+#[inline(always)]
+pub fn ascii_letters_end(b: &[u8], i: usize) -> usize {
+    swar_run_end(b, i, ascii_letter_bits, |x| x.is_ascii_alphabetic())
+}
+
+/// End of the run of ASCII lowercase letters (`\p{Ll}`, all in o200k's "lower" class) from `i`.
+#[inline(always)]
+pub fn ascii_lower_end(b: &[u8], i: usize) -> usize {
+    swar_run_end(b, i, ascii_lower_bits, |x| x.is_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn want(b: &[u8], f: fn(&u8) -> bool) -> usize {
+        b.iter().position(|c| !f(c)).unwrap_or(b.len())
+    }
+
+    #[test]
+    fn swar_runs_match_byte_loops() {
+        let alpha: fn(&u8) -> bool = u8::is_ascii_alphabetic;
+        let lower: fn(&u8) -> bool = u8::is_ascii_lowercase;
+        // Every byte value at every offset of the first eight-byte step and past it.
+        for x in 0..=255u8 {
+            for at in 0..12 {
+                let mut b = vec![b'q'; 20];
+                b[at] = x;
+                assert_eq!(ascii_letters_end(&b, 0), want(&b, alpha), "{x:#x} at {at}");
+                assert_eq!(ascii_lower_end(&b, 0), want(&b, lower), "{x:#x} at {at}");
+                b[at] = x.to_ascii_uppercase();
+                b[(at + 5) % 20] = b'Z';
+                assert_eq!(ascii_letters_end(&b, 0), want(&b, alpha));
+                assert_eq!(ascii_lower_end(&b, 3), 3 + want(&b[3..], lower));
+            }
+        }
+    }
+}

@@ -6,7 +6,7 @@
 //! with Unicode simple case folding (so `'ſ` — long s — is a contraction); a whitespace run that holds
 //! a line break ends just after its last `\r`/`\n`.
 
-use super::classes::{is_other, len_before, run_end, Tables, CRLF, L, N, S};
+use super::classes::{ascii_letters_end, is_other, len_before, run_end, Tables, CRLF, L, N, S};
 
 #[inline]
 fn contraction(t: &Tables, b: &[u8], i: usize) -> Option<usize> {
@@ -40,7 +40,7 @@ pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
     }
     let (c0, n0) = t.at(b, i);
     if c0 & L != 0 {
-        return run_end(t, b, i, |c| c & L != 0);
+        return run_end(t, b, ascii_letters_end(b, i), |c| c & L != 0);
     }
     if c0 & N != 0 {
         let mut j = i + n0;
@@ -63,7 +63,7 @@ pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
         0
     };
     if c0 & CRLF == 0 && next & L != 0 {
-        return run_end(t, b, i + n0, |c| c & L != 0);
+        return run_end(t, b, ascii_letters_end(b, i + n0), |c| c & L != 0);
     }
     // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
     let others_from = if is_other(c0) {

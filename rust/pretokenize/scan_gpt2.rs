@@ -6,7 +6,7 @@
 //! backtracking construct: a whitespace run not at the end gives back its last char (which then
 //! becomes the optional space of the next piece, or a piece of its own).
 
-use super::classes::{is_other, len_before, run_end, Tables, L, N, S};
+use super::classes::{ascii_letters_end, is_other, len_before, run_end, Tables, L, N, S};
 
 #[inline]
 fn contraction(b: &[u8], i: usize) -> Option<usize> {
@@ -35,7 +35,7 @@ pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
         (c0, i)
     };
     if c & L != 0 {
-        return run_end(t, b, start, |c| c & L != 0);
+        return run_end(t, b, ascii_letters_end(b, start), |c| c & L != 0);
     }
     if c & N != 0 {
         return run_end(t, b, start, |c| c & N != 0);

@@ -8,7 +8,9 @@
 //! (Lm, Lo and marks are in both), so in (1) `U*` backs off until a W char can follow. Marks are also
 //! in `[^\r\n\p{L}\p{N}]`, which is why both choices for the leading char must be tried.
 
-use super::classes::{is_other, len_before, run_end, Tables, CRLF, L, LL, LM, LO, LT, LU, M, N, S};
+use super::classes::{
+    ascii_lower_end, is_other, len_before, run_end, Tables, CRLF, L, LL, LM, LO, LT, LU, M, N, S,
+};
 
 const U: u16 = LU | LT | LM | LO | M;
 const W: u16 = LL | LM | LO | M;
@@ -29,7 +31,7 @@ fn lower_word(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
         j += n;
     }
     if j < b.len() && t.at(b, j).0 & W != 0 {
-        return Some(run_end(t, b, j, |c| c & W != 0));
+        return Some(run_end(t, b, ascii_lower_end(b, j), |c| c & W != 0));
     }
     last_w
 }
