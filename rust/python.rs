@@ -470,8 +470,13 @@ impl PyCore {
         disallowed_special: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let ids = self.encode_ids(py, text, allowed_special, disallowed_special)?;
-        let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_ne_bytes()).collect();
-        Ok(PyBytes::new(py, &bytes))
+        // Filled in place: one pass over the ids, no intermediate byte vector.
+        PyBytes::new_with(py, ids.len() * 4, |buf| {
+            for (dst, id) in buf.chunks_exact_mut(4).zip(&ids) {
+                dst.copy_from_slice(&id.to_ne_bytes());
+            }
+            Ok(())
+        })
     }
 
     fn count(
