@@ -279,18 +279,25 @@ mod tests {
         Vocab::new(tokens, vec![]).unwrap()
     }
 
+    /// Pseudo-random pieces over a three-letter alphabet, of every length in `1..max_len`.
+    fn pieces(alphabet: &[u8; 3], mut state: u64, max_len: usize) -> Vec<Vec<u8>> {
+        (1..max_len)
+            .map(|len| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (0..len)
+                    .map(|k| alphabet[((state >> (k % 60)) % 3) as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
     #[test]
     fn scan_and_heap_agree_with_reference() {
         let vocab = toy_vocab();
         let mut scratch = Scratch::default();
-        let mut state = 0x243f6a8885a308d3u64;
-        for len in 1..300 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let piece: Vec<u8> = (0..len)
-                .map(|k| b"abc"[((state >> (k % 60)) % 3) as usize])
-                .collect();
+        for piece in pieces(b"abc", 0x243f6a8885a308d3, 300) {
             let expected = reference(&vocab, &piece);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             merge_scan(&vocab, &piece, &mut scratch, &mut a).unwrap();
@@ -315,14 +322,7 @@ mod tests {
             tokens.push((t.as_bytes().to_vec(), r));
         }
         let vocab = Vocab::new(tokens, vec![]).unwrap();
-        let mut state = 0x9e3779b97f4a7c15u64;
-        for len in 1..400 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let piece: Vec<u8> = (0..len)
-                .map(|k| b"xyz"[((state >> (k % 61)) % 3) as usize])
-                .collect();
+        for piece in pieces(b"xyz", 0x9e3779b97f4a7c15, 400) {
             let mut got = Vec::new();
             merge_heap(&vocab, &piece, &mut HeapScratch::default(), &mut got).unwrap();
             assert_eq!(
