@@ -371,14 +371,16 @@ def _tokenizing():
         raise UserError(f"cannot encode the text: {msg}") from None
 
 
+def _specials_as_tokens(enc) -> dict:
+    """On the command line every special token's text is that token (tiktoken dialect)."""
+    return {"allowed_special": "all"} if isinstance(enc, Encoding) else {}
+
+
 def cmd_encode(args) -> int:
     enc = _load(args)
     text = _text(args)
     with _tokenizing():
-        if isinstance(enc, Encoding):
-            ids = enc.encode(text, allowed_special="all")
-        else:
-            ids = enc.encode(text)
+        ids = enc.encode(text, **_specials_as_tokens(enc))
     print(json.dumps(ids) if args.json else " ".join(map(str, ids)))
     return 0
 
@@ -406,10 +408,7 @@ def cmd_count(args) -> int:
     enc = _load(args)
     text = _text(args)
     with _tokenizing():
-        if isinstance(enc, Encoding):
-            n = enc.count(text, allowed_special="all")
-        else:
-            n = enc.count(text)
+        n = enc.count(text, **_specials_as_tokens(enc))
     print(n)
     return 0
 
