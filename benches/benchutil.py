@@ -438,6 +438,9 @@ def rotated(names: list[str], rep: int) -> list[str]:
     return names[k:] + names[:k]
 
 
+_STANDARD_KEYS = frozenset(("mode", "secs", "mbps", "cores", "digest", "n_ids"))
+
+
 def run_file(
     fname: str,
     names: list[str],
@@ -452,9 +455,12 @@ def run_file(
 ) -> dict[str, dict]:
     """Every contender on one file: a serving worker each, `repeat` rounds of every mode taken
     in turns, then the peaks and the ids against `baseline`'s (diff(name, mine, theirs) is the
-    note on dumps that differ).  Returns name -> row."""
+    note on dumps that differ).  A worker whose hello has "modes" is asked only for those (a
+    contender without some API); keys of a reply beyond the standard ones are kept, from the
+    best run, as row[f"{mode}_{key}"].  Returns name -> row."""
     workers: dict[str, Worker] = {}
     rows: dict[str, dict] = {}
+    supported: dict[str, tuple[str, ...]] = {}
     for name in names:  # start one at a time so loads and warm-ups do not overlap
         w = start(name)
         try:
@@ -467,7 +473,8 @@ def run_file(
             w.kill()
             continue
         workers[name] = w
-        rows[name] = {k: hello[k] for k in hello_keys}
+        rows[name] = {k: hello[k] for k in hello_keys if k in hello}
+        supported[name] = tuple(hello.get("modes", modes))
 
     live = list(workers)
     for rep in range(repeat):
@@ -478,7 +485,7 @@ def run_file(
         order = rotated(live, rep)
         for mode in modes:
             for name in order:
-                if name not in workers:
+                if name not in workers or mode not in supported[name]:
                     continue
                 try:
                     r = workers[name].ask(mode)
@@ -493,6 +500,9 @@ def run_file(
                     row[f"{mode}_secs"] = r["secs"]
                     row[f"{mode}_mbps"] = r["mbps"]
                     row[f"{mode}_cores"] = r["cores"]
+                    for k, v in r.items():
+                        if k not in _STANDARD_KEYS:
+                            row[f"{mode}_{k}"] = v
                 if "digest" in r:
                     row[f"{mode}_digest"] = r["digest"]
                     row[f"{mode}_n_ids"] = r["n_ids"]
