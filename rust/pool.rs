@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use rayon::ThreadPool;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// The machine's cores as the OS reports them to this process (1 if it cannot tell).
 pub fn cores() -> usize {
@@ -48,30 +48,19 @@ pub fn resolve(num_threads: usize) -> Result<usize> {
 }
 
 /// Threads for work that has no `num_threads` of its own (one long text): 0 = every core.
-/// Starts from `SUBWORD_NUM_THREADS` if set; [`set_default_threads`] changes it.
-static DEFAULT_THREADS: OnceLock<AtomicUsize> = OnceLock::new();
-
-fn default_cell() -> &'static AtomicUsize {
-    DEFAULT_THREADS.get_or_init(|| {
-        let from_env = std::env::var("SUBWORD_NUM_THREADS")
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .filter(|&n| resolve(n).is_ok())
-            .unwrap_or(0);
-        AtomicUsize::new(from_env)
-    })
-}
+/// [`set_default_threads`] changes it (the Python package does so from `SUBWORD_NUM_THREADS`).
+static DEFAULT_THREADS: AtomicUsize = AtomicUsize::new(0);
 
 /// Set the process-wide thread count (checked like any `num_threads`; 1 = never parallel).
 pub fn set_default_threads(num_threads: usize) -> Result<()> {
     resolve(num_threads)?;
-    default_cell().store(num_threads, Ordering::Relaxed);
+    DEFAULT_THREADS.store(num_threads, Ordering::Relaxed);
     Ok(())
 }
 
 /// The process-wide thread count as set (0 = every core).
 pub fn default_threads() -> usize {
-    default_cell().load(Ordering::Relaxed)
+    DEFAULT_THREADS.load(Ordering::Relaxed)
 }
 
 /// Threads a parallel loop started here would get: the current pool's when called from one of its

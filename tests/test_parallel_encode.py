@@ -72,6 +72,33 @@ def test_thread_setting_is_checked():
     assert subword.get_num_threads() == 1
 
 
+@pytest.mark.parametrize(
+    "value, outcome",
+    [
+        ("1", "1"),
+        ("0", "0"),
+        ("3", "3"),
+        ("many", "ValueError"),
+        ("-2", "ValueError"),
+        ("100000", "ValueError"),
+    ],
+)
+def test_thread_setting_from_the_environment(value, outcome):
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "try:\n import subword; print(subword.get_num_threads())\n"
+        "except ValueError as e:\n print('ValueError', e)"
+    )
+    env = {**os.environ, "SUBWORD_NUM_THREADS": value}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.stdout.split()[0] == outcome, r.stdout + r.stderr
+    if outcome == "ValueError":
+        assert "num_threads" in r.stdout or "SUBWORD_NUM_THREADS" in r.stdout
+
+
 @pytest.mark.corpora
 @pytest.mark.parametrize("path", refdata.corpora_files() or [None])
 @pytest.mark.parametrize("name", ENCODINGS)

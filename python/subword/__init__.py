@@ -36,3 +36,24 @@ __all__ = [
     "train_from_iterator",
 ]
 __version__ = "0.1.0"
+
+
+def _threads_from_environment() -> None:
+    """``SUBWORD_NUM_THREADS``: the process-wide thread count for one long text, checked here so
+    that a mistyped value is an error, not ignored."""
+    import os
+
+    value = os.environ.get("SUBWORD_NUM_THREADS")
+    if value is None:
+        return
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(
+            f"SUBWORD_NUM_THREADS={value!r} is not an integer: give a thread count "
+            "(0 = every core, 1 = never parallel) or unset it"
+        ) from None
+    set_num_threads(n)
+
+
+_threads_from_environment()
