@@ -486,9 +486,9 @@ impl PyCore {
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
-        Ok(self
-            .encode_ids(py, text, allowed_special, disallowed_special)?
-            .len())
+        let (a, d) = selections(allowed_special, disallowed_special)?;
+        py.allow_threads(|| self.inner.count(text, &a, &d))
+            .map_err(to_py)
     }
 
     fn encode_with_unstable(

@@ -254,12 +254,43 @@ impl Encoder {
 
     fn encode_with_scratch(&self, text: &str, rules: &Rules) -> Result<Encoded> {
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
+        let last_piece_len = self.encode_into(text, rules, &mut out)?;
+        Ok(Encoded {
+            ids: out,
+            last_piece_len,
+        })
+    }
+
+    /// How many ids `encode` would give, without a result vector: the ids go to a buffer this
+    /// thread keeps (one of at most `KEEP` ids, so a huge text does not pin its memory).
+    pub fn count(&self, text: &str, allowed: &Selection, disallowed: &Selection) -> Result<usize> {
+        self.count_with_rules(text, &self.specials.rules(allowed, disallowed)?)
+    }
+
+    fn count_with_rules(&self, text: &str, rules: &Rules) -> Result<usize> {
+        const KEEP: usize = 1 << 20;
+        thread_local! {
+            static BUF: std::cell::Cell<Vec<Rank>> = const { std::cell::Cell::new(Vec::new()) };
+        }
+        rules.check(text)?;
+        let mut buf = BUF.take();
+        buf.clear();
+        let done = self.encode_into(text, rules, &mut buf).map(|_| buf.len());
+        if buf.capacity() <= KEEP {
+            BUF.set(buf);
+        }
+        done
+    }
+
+    /// Append the ids of `text` (specials split as `rules` say) to `out`; returns how many came
+    /// from its last piece (0 if it ended in a special).
+    fn encode_into(&self, text: &str, rules: &Rules, out: &mut Vec<Rank>) -> Result<usize> {
         let mut last_piece_len = 0;
         let mut start = 0;
         if let Some(ac) = &rules.split {
             for m in ac.find_iter(text) {
                 if m.start() > start {
-                    self.encode_stretch(&text[start..m.start()], &mut out)?;
+                    self.encode_stretch(&text[start..m.start()], out)?;
                 }
                 let id = self
                     .vocab
@@ -271,12 +302,9 @@ impl Encoder {
             }
         }
         if start < text.len() {
-            last_piece_len = self.encode_stretch(&text[start..], &mut out)?;
+            last_piece_len = self.encode_stretch(&text[start..], out)?;
         }
-        Ok(Encoded {
-            ids: out,
-            last_piece_len,
-        })
+        Ok(last_piece_len)
     }
 
     pub fn encode_batch(
@@ -308,9 +336,7 @@ impl Encoder {
         num_threads: usize,
     ) -> Result<Vec<usize>> {
         let rules = self.specials.rules(allowed, disallowed)?;
-        par_map(texts, num_threads, |t| {
-            self.encode_with_rules(t, &rules).map(|e| e.ids.len())
-        })
+        par_map(texts, num_threads, |t| self.count_with_rules(t, &rules))
     }
 
     /// The id of exactly one token: a mergeable token's bytes or a special token's text.
