@@ -29,7 +29,6 @@ compared with tiktoken's by digest.  ``--worker CONTENDER TEXT MODE|both`` runs 
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import platform
 import sys
@@ -38,7 +37,7 @@ from array import array
 from itertools import repeat
 from pathlib import Path
 
-from bench_encode import prepare_refdata
+from bench_encode import _import_refdata, prepare_refdata
 from benchutil import (
     EncodeJob,
     Worker,
@@ -96,23 +95,13 @@ CALLS = {"short": 50_000, "paragraph": 3_000}  # per timed run, before --scale
 # --------------------------------------------------------------------------
 
 
-def load_ranks(path: str) -> dict[bytes, int]:
-    """A .tiktoken file: one "base64(token) rank" per line."""
-    ranks = {}
-    for line in Path(path).read_bytes().splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
-
-
 def cl100k_pattern() -> str:
     return import_subword()._core.CL100K_PATTERN  # noqa: SLF001 - the pattern tiktoken uses too
 
 
 def build(name: str):
     """(version, encoding) of contender `name`, from the same ranks, pattern and specials."""
-    ranks = load_ranks(os.environ["BENCH_RANKS_FILE"])
+    ranks = _import_refdata().load_ranks(Path(os.environ["BENCH_RANKS_FILE"]))
     pat = os.environ["BENCH_PAT_STR"]
     if name == "subword":
         mod = import_subword()
