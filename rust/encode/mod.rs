@@ -215,7 +215,7 @@ impl Encoder {
         if !self.pattern.has_safe_cuts() {
             return Err(Error::invalid("this pattern has no safe cut points"));
         }
-        let parts = crate::pretokenize::safe_cut::parts(text.as_bytes(), part_len);
+        let parts = crate::pretokenize::safe_cut::parts(text.as_bytes(), 0..text.len(), part_len);
         let encoded: Vec<(Vec<Rank>, usize)> = parts
             .par_iter()
             .map(|r| {

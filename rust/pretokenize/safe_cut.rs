@@ -13,6 +13,8 @@
 //! A custom pattern may behave otherwise, so only the built-in scanners are ever cut
 //! (`Pattern::has_safe_cuts`).
 
+use std::ops::Range;
+
 pub fn is_safe_cut(b: &[u8], p: usize) -> bool {
     p >= 2
         && p < b.len()
@@ -33,10 +35,12 @@ pub fn next_safe_cut(b: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// Cut `b` into parts of about `part_len` bytes (or more, up to the next safe cut), in order.
-pub fn parts(b: &[u8], part_len: usize) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::with_capacity(b.len() / part_len.max(1) + 1);
-    let mut s = 0;
+/// Cut `b[range]` into parts of about `part_len` bytes (or more, up to the next safe cut), in
+/// order, as ranges of `b`.
+pub fn parts(b: &[u8], range: Range<usize>, part_len: usize) -> Vec<Range<usize>> {
+    let b = &b[..range.end];
+    let mut out = Vec::with_capacity(range.len() / part_len.max(1) + 1);
+    let mut s = range.start;
     while b.len() - s > part_len {
         match next_safe_cut(b, s + part_len.max(1)) {
             Some(p) => {

@@ -20,7 +20,7 @@ const SUB_CHUNK: usize = 1 << 20;
 /// byte, so smaller tasks keep that buffer (and the trainer's peak memory) small.
 const SUB_CHUNK_NORMALIZED: usize = 1 << 18;
 
-pub use crate::pretokenize::safe_cut::{is_safe_cut, next_safe_cut};
+pub use crate::pretokenize::safe_cut::is_safe_cut;
 
 thread_local! {
     static NORMALIZED: std::cell::RefCell<Normalized> = std::cell::RefCell::default();
@@ -143,25 +143,23 @@ impl PreTokenCounter {
         segments.push(start..b.len());
         let mut chunks = Vec::new();
         for seg in segments.into_iter().filter(|r| !r.is_empty()) {
-            let mut s = seg.start;
-            let mut prefix = self.prefix_space && b[seg.start] != b' ';
-            if self.splitter.has_safe_cuts() {
+            let prefix = self.prefix_space && b[seg.start] != b' ';
+            let parts = if self.splitter.has_safe_cuts() {
                 let size = match self.splitter {
                     Splitter::Bert(Some(_)) => SUB_CHUNK_NORMALIZED,
                     _ => SUB_CHUNK,
                 };
-                while seg.end - s > size {
-                    match next_safe_cut(&b[..seg.end], s + size) {
-                        Some(p) => {
-                            chunks.push((s..p, prefix));
-                            prefix = false;
-                            s = p;
-                        }
-                        None => break,
-                    }
-                }
-            }
-            chunks.push((s..seg.end, prefix));
+                crate::pretokenize::safe_cut::parts(b, seg, size)
+            } else {
+                vec![seg]
+            };
+            // Only the stretch's first part gets the prefix space.
+            chunks.extend(
+                parts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, r)| (r, prefix && k == 0)),
+            );
         }
         let base = self.offset;
         // Folded as tasks finish (sums and first positions do not depend on the order), so only
