@@ -1,51 +1,120 @@
-//! The piece cache of the hot path: pieces of up to 15 bytes → their ids, per thread.
+//! The piece cache of the hot path: pieces of up to 31 bytes → their ids (up to 8), per thread.
 //!
 //! Idea: almost every piece of real text is short and one of a few thousand frequent ones. A
-//! direct-mapped table of 32-byte entries (a 16-byte packed key and up to four ids inline, two
-//! entries per cache line) answers them from L2 in one hash and one compare, before the
-//! vocabulary's much larger hash map (megabytes, mostly L3) is touched. Each thread owns its
-//! tables, so there is no lock and nothing shared between threads to bounce between cores.
+//! direct-mapped table of 64-byte entries (a 32-byte key holding the piece's bytes and length,
+//! and up to eight ids inline: one cache line each) answers them in one hash and one compare,
+//! before the vocabulary's much larger hash maps (megabytes, mostly L3) are touched. Pieces are
+//! looked up a batch at a time, every slot of the batch prefetched first, so the batch's memory
+//! latencies overlap. Each thread owns its tables: no lock, nothing shared between cores.
 //!
-//! Invariants: a key is `vocab::pack_short(piece)`, never 0 (its top byte holds the length
-//! 1..=15), so a zeroed entry is empty; an entry's ids are exactly what encoding its piece with
-//! its owner's encoder gives (entries are only written from that result). Tables are per
-//! encoder (`owner`), at most [`OWNERS`] per thread, least recently used dropped first.
+//! 31 bytes and 8 ids because non-Latin text needs them: in Chinese/Russian/German text 12% of
+//! cl100k pieces are longer than 15 bytes and 6% of the shorter ones give more than four ids
+//! (Korean: 11%); a cache of 15-byte, four-id pieces sent all of those to the merge.
 //!
-//! A second level of 128 K entries (4 MB, in L3) keeps what the first evicts: a piece coming
+//! Invariants: a key is [`cache_key`] of its piece, whose first word is never 0 for a cacheable
+//! piece (its length is in the top byte of one of the words and the first word is 0 only for
+//! the empty piece), so a zeroed entry is empty; an entry's ids are exactly what encoding its
+//! piece with its owner's encoder gives (entries are only written from that result). Tables are
+//! per encoder (`owner`), at most [`OWNERS`] per thread, least recently used dropped first.
+//!
+//! A second level of 128 K entries (8 MB, in L3) keeps what the first evicts: a piece coming
 //! back then costs one L3 read instead of a merge, whose pair-table lookups miss the cache too.
 //!
-//! Downside: a piece with more than four ids, or longer than 15 bytes, is never cached here; a
+//! Downside: a piece with more than eight ids, or longer than 31 bytes, is never cached here; a
 //! thread that alternates between more than four encoders keeps rebuilding tables; each encoder
-//! costs 4.5 MB per thread that ran it; text of mostly unique words (a dictionary) pays the
-//! second level's miss on top of the merge (en_webster r50k: −5%, en_fortunes o200k: +15%).
+//! costs 9 MB per thread that ran it.
 
+use crate::error::Result;
+use crate::pretokenize::{Span, SPAN_BATCH};
 use crate::vocab::Rank;
 
-/// Entries per table: 16 K × 32 B = 512 KB, within a core's L2 on current x86.
+/// Entries of the first level: 16 K × 64 B = 1 MB, within a core's L2 on current x86.
 const BITS: u32 = 14;
 const ENTRIES: usize = 1 << BITS;
+/// Entries of the second level: 128 K × 64 B = 8 MB, in L3.
+const BITS2: u32 = 17;
 /// Most ids an entry holds.
-pub const MAX_IDS: usize = 4;
+pub const MAX_IDS: usize = 8;
+/// Longest piece (in bytes) an entry holds.
+pub const MAX_LEN: usize = 31;
 /// Encoders per thread with a table of their own.
 const OWNERS: usize = 4;
 /// Ids are below 2²⁶ (`vocab::MAX_ID`), so the count fits in the top bits of the first.
-const COUNT_SHIFT: u32 = 29;
+const COUNT_SHIFT: u32 = 28;
 const ID_MASK: u32 = (1 << COUNT_SHIFT) - 1;
 
+/// A piece of up to 31 bytes as two words: bytes 0..16 and 16..31, zero-padded, with the length
+/// in the top byte of the first word when it is at most 15 (then the second word is 0; the
+/// first word is `vocab::pack_short`, the key of the vocabulary's short map) and in the top
+/// byte of the second otherwise. Distinct pieces get distinct keys. `[0, 0]` for a piece that
+/// is empty or too long.
+pub type Key = [u128; 2];
+
 #[derive(Clone, Copy, Default)]
-#[repr(C, align(32))]
+#[repr(C, align(64))]
 struct Entry {
-    key: u128,
+    key: Key,
     ids: [Rank; MAX_IDS],
 }
 
-/// Entries of the second level: 128 K × 32 B = 4 MB, in L3.
-const BITS2: u32 = 17;
+/// [`Key`] of `text[start..end]`: two 16-byte loads and masks when 32 bytes from `start` are
+/// in `text`, with no branch on the length, whose mispredictions cost more than the lookup.
+#[inline(always)]
+pub fn cache_key(text: &[u8], start: usize, end: usize) -> Key {
+    let n = end - start;
+    if n.wrapping_sub(1) >= MAX_LEN {
+        return [0, 0];
+    }
+    let mut copy = [0u8; 32];
+    let window = match text.get(start..start + 32) {
+        Some(w) => w,
+        None => {
+            copy[..n].copy_from_slice(&text[start..end]);
+            &copy
+        }
+    };
+    let w0 = u128::from_le_bytes(window[..16].try_into().expect("16 bytes"));
+    let w1 = u128::from_le_bytes(window[16..].try_into().expect("16 bytes"));
+    let (keep, len) = &KEY_MASKS[n];
+    [w0 & keep[0] | len[0], w1 & keep[1] | len[1]]
+}
+
+/// The bits of bytes 0..k of a word, k ≤ 15 (k = 0 keeps nothing).
+const fn keep_bytes(k: usize) -> u128 {
+    (1u128 << (8 * k)) - 1
+}
+
+/// Per length n ≤ 31: which bits of the two words a key keeps, and its length bits. A table
+/// (1 KB, always in L1) instead of variable 128-bit shifts, which compile to a dozen
+/// instructions with branches.
+static KEY_MASKS: [(Key, Key); 32] = key_masks();
+
+const fn key_masks() -> [(Key, Key); 32] {
+    let mut t = [([0u128; 2], [0u128; 2]); 32];
+    let mut n = 1;
+    while n < 32 {
+        t[n] = if n <= 15 {
+            ([keep_bytes(n), 0], [(n as u128) << 120, 0])
+        } else {
+            ([u128::MAX, keep_bytes(n - 16)], [0, (n as u128) << 120])
+        };
+        n += 1;
+    }
+    t
+}
 
 #[inline(always)]
-fn hash(key: u128) -> u64 {
-    let x = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
-    x.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+fn hash(key: &Key) -> u64 {
+    let x = (key[0] as u64) ^ ((key[0] >> 64) as u64).rotate_left(29);
+    let y = (key[1] as u64).rotate_left(13) ^ ((key[1] >> 64) as u64).rotate_left(47);
+    (x ^ y).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The slots of a key's hash in the two levels.
+#[inline(always)]
+fn slots(key: &Key) -> (usize, usize) {
+    let h = hash(key);
+    ((h >> (64 - BITS)) as usize, (h >> (64 - BITS2)) as usize)
 }
 
 /// One encoder's table on this thread.
@@ -68,45 +137,120 @@ impl Table {
         }
     }
 
-    /// Append the ids of the piece packed as `key` to `out`; false if not cached.
+    /// Append the ids of each piece `spans` cut from `text` to `out`, in order, from the table
+    /// where it has them and from `miss(piece, short_key, out)` where not (`short_key` is
+    /// `vocab::pack_short` of the piece, 0 for a piece over 15 bytes); what `miss` gives for a
+    /// cacheable piece is remembered. Returns how many ids the last piece gave.
+    ///
+    /// Three passes over the batch: keys, hashes and a prefetch of each first-level slot; a
+    /// prefetch of the second-level slot of each first-level miss; then the ids. A lookup one
+    /// piece at a time waits out an L2 (or, on a first-level miss, L3) latency per piece; here
+    /// the batch's loads are in flight together.
     #[inline(always)]
-    pub fn get(&mut self, key: u128, out: &mut Vec<Rank>) -> bool {
-        self.lookups += 1;
-        let h = hash(key);
-        let first = (h >> (64 - BITS)) as usize;
-        let e = if self.entries[first].key == key {
-            &self.entries[first]
-        } else {
-            let e2 = self.second[(h >> (64 - BITS2)) as usize];
-            if e2.key != key {
-                return false;
+    pub fn encode_batch(
+        &mut self,
+        text: &[u8],
+        spans: &[Span],
+        out: &mut Vec<Rank>,
+        mut miss: impl FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>,
+    ) -> Result<usize> {
+        let mut keys = [[0u128; 2]; SPAN_BATCH];
+        let mut at = [(0u32, 0u32); SPAN_BATCH];
+        for ((key, slot), &(start, end)) in keys.iter_mut().zip(&mut at).zip(spans) {
+            *key = cache_key(text, start, end);
+            let (first, second) = slots(key);
+            *slot = (first as u32, second as u32);
+            prefetch(&self.entries[first]);
+        }
+        let n = spans.len();
+        for (key, &(first, second)) in keys[..n].iter().zip(&at[..n]) {
+            if key[0] != 0 && self.entries[first as usize].key != *key {
+                prefetch(&self.second[second as usize]);
             }
-            self.entries[first] = e2;
-            &self.entries[first]
-        };
-        self.hits += 1;
-        let n = (e.ids[0] >> COUNT_SHIFT) as usize;
-        out.push(e.ids[0] & ID_MASK);
-        out.extend_from_slice(&e.ids[1..n]);
-        true
+        }
+        let mut last = 0;
+        for ((key, &(first, second)), &(start, end)) in keys.iter().zip(&at).zip(spans) {
+            let before = out.len();
+            let (first, second) = (first as usize, second as usize);
+            let short_key = if key[1] == 0 { key[0] } else { 0 };
+            if key[0] == 0 {
+                miss(&text[start..end], 0, out)?;
+            } else {
+                self.lookups += 1;
+                if self.entries[first].key == *key {
+                    self.hits += 1;
+                    emit(&self.entries[first], out);
+                } else if self.second[second].key == *key {
+                    self.hits += 1;
+                    self.entries[first] = self.second[second];
+                    emit(&self.entries[first], out);
+                } else {
+                    miss(&text[start..end], short_key, out)?;
+                    self.insert_at(first, second, key, &out[before..]);
+                }
+            }
+            last = out.len() - before;
+        }
+        Ok(last)
     }
 
-    /// Remember `ids` (1..=MAX_IDS of them) for the piece packed as `key`.
+    /// Remember `ids` (1..=MAX_IDS of them) for the piece keyed `key`.
+    #[cfg(test)]
+    fn insert(&mut self, key: &Key, ids: &[Rank]) {
+        let (first, second) = slots(key);
+        self.insert_at(first, second, key, ids);
+    }
+
+    /// [`Self::insert`] into the slots of `key`'s hash.
     #[inline(always)]
-    pub fn insert(&mut self, key: u128, ids: &[Rank]) {
+    fn insert_at(&mut self, first: usize, second: usize, key: &Key, ids: &[Rank]) {
         if ids.is_empty() || ids.len() > MAX_IDS {
             return;
         }
-        let h = hash(key);
         let mut e = Entry {
-            key,
+            key: *key,
             ids: [0; MAX_IDS],
         };
         e.ids[..ids.len()].copy_from_slice(ids);
         e.ids[0] = (ids[0] & ID_MASK) | ((ids.len() as u32) << COUNT_SHIFT);
-        self.entries[(h >> (64 - BITS)) as usize] = e;
-        self.second[(h >> (64 - BITS2)) as usize] = e;
+        self.entries[first] = e;
+        self.second[second] = e;
     }
+}
+
+/// Append an entry's ids to `out`: all eight slots are written (no branch on the count, which
+/// varies piece to piece and mispredicts), then the length moves by the count.
+#[inline(always)]
+fn emit(e: &Entry, out: &mut Vec<Rank>) {
+    let n = (e.ids[0] >> COUNT_SHIFT) as usize;
+    debug_assert!((1..=MAX_IDS).contains(&n));
+    out.reserve(MAX_IDS);
+    let len = out.len();
+    // SAFETY: `reserve` made room for MAX_IDS more, so the MAX_IDS slots after `len` are
+    // allocated and the copy (from an entry, which cannot overlap the vector) stays in bounds;
+    // they are written before the length covers them. An entry's count is 1..=MAX_IDS
+    // (`insert_at` stores only such entries; a zeroed entry has key [0, 0], which no cacheable
+    // piece's key equals, so it is never emitted); `min` keeps the bound even if that broke.
+    unsafe {
+        let at = out.as_mut_ptr().add(len);
+        std::ptr::copy_nonoverlapping(e.ids.as_ptr(), at, MAX_IDS);
+        *at &= ID_MASK;
+        out.set_len(len + n.min(MAX_IDS));
+    }
+}
+
+/// Ask for the cache line of `e` ahead of its use.
+#[inline(always)]
+fn prefetch(e: &Entry) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it never faults, reads nothing into the program and writes
+    // nothing; SSE, which provides it, is part of the x86_64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((e as *const Entry).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = e;
 }
 
 /// This thread's tables, most recently used first.
@@ -153,47 +297,132 @@ mod tests {
     use super::*;
     use crate::vocab::pack_short;
 
+    /// Encode `text` cut into `spans` through `t`, misses answered by `ids_of`; returns the ids
+    /// and the pieces that missed.
+    fn run(
+        t: &mut Table,
+        text: &[u8],
+        spans: &[Span],
+        ids_of: impl Fn(&[u8]) -> Vec<Rank>,
+    ) -> (Vec<Rank>, Vec<Vec<u8>>) {
+        let (mut out, mut missed) = (Vec::new(), Vec::new());
+        t.encode_batch(text, spans, &mut out, |piece, short_key, out| {
+            assert_eq!(short_key, pack_short(piece).unwrap_or(0));
+            missed.push(piece.to_vec());
+            out.extend(ids_of(piece));
+            Ok(())
+        })
+        .unwrap();
+        (out, missed)
+    }
+
+    #[test]
+    fn keys_are_bytes_and_length_with_or_without_32_bytes_of_room() {
+        let text: Vec<u8> = (0..80u8).map(|k| 0x5A ^ k.wrapping_mul(91)).collect();
+        for start in 0..text.len() {
+            for end in start..=text.len() {
+                let (piece, n) = (&text[start..end], end - start);
+                let mut want = [0u8; 32];
+                if (1..=MAX_LEN).contains(&n) {
+                    want[..n].copy_from_slice(piece);
+                    want[if n <= 15 { 15 } else { 31 }] = n as u8;
+                }
+                let want = [
+                    u128::from_le_bytes(want[..16].try_into().unwrap()),
+                    u128::from_le_bytes(want[16..].try_into().unwrap()),
+                ];
+                assert_eq!(cache_key(&text, start, end), want, "{start}..{end}");
+                if n <= 15 {
+                    assert_eq!(want[0], pack_short(piece).unwrap_or(0));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn misses_are_remembered_up_to_eight_ids_and_31_bytes() {
+        // Pieces of 1..=40 bytes giving 1..=10 ids, some twice in one batch.
+        let text: Vec<u8> = (0..400u32).map(|k| b'a' + (k * 7 % 26) as u8).collect();
+        let ids_of = |p: &[u8]| -> Vec<Rank> {
+            (0..p.len() % 10 + 1)
+                .map(|k| p[0] as Rank * 1000 + k as Rank + (1 << 25))
+                .collect()
+        };
+        let mut spans = Vec::new();
+        let mut i = 0;
+        for n in 1..=40 {
+            if i + n > text.len() {
+                break;
+            }
+            spans.push((i, i + n));
+            spans.push((i, i + n));
+            i += n;
+        }
+        let want: Vec<Rank> = spans
+            .iter()
+            .flat_map(|&(s, e)| ids_of(&text[s..e]))
+            .collect();
+        let mut t = Table::new();
+        for batch_len in [1, 7, SPAN_BATCH] {
+            let (mut got, mut missed) = (Vec::new(), Vec::new());
+            for batch in spans.chunks(batch_len) {
+                let (ids, m) = run(&mut t, &text, batch, ids_of);
+                got.extend(ids);
+                missed.extend(m);
+            }
+            assert_eq!(got, want, "batches of {batch_len}");
+            // Only uncacheable pieces (over 31 bytes or 8 ids) miss once the table is warm.
+            if batch_len > 1 {
+                assert!(missed
+                    .iter()
+                    .all(|p| p.len() > MAX_LEN || ids_of(p).len() > MAX_IDS));
+            }
+        }
+    }
+
     #[test]
     fn the_second_level_keeps_what_the_first_evicts() {
         let mut t = Table::new();
-        let first = |k: u128| hash(k) >> (64 - BITS);
-        let second = |k: u128| hash(k) >> (64 - BITS2);
+        let key = |p: &[u8]| cache_key(p, 0, p.len());
         // Two pieces in one first-level slot but different second-level slots.
-        let a = pack_short(b"alpha").unwrap();
+        let a = b"alpha".to_vec();
         let b = (0u32..)
-            .map(|i| pack_short(format!("w{i}").as_bytes()).unwrap())
-            .find(|&k| first(k) == first(a) && second(k) != second(a))
+            .map(|i| format!("w{i}").into_bytes())
+            .find(|p| slots(&key(p)).0 == slots(&key(&a)).0 && slots(&key(p)) != slots(&key(&a)))
             .unwrap();
-        t.insert(a, &[1, 2]);
-        t.insert(b, &[3]);
-        let mut out = Vec::new();
-        assert!(t.get(a, &mut out) && out == [1, 2]); // from the second level, promoted
-        out.clear();
-        assert!(t.get(b, &mut out) && out == [3]);
+        t.insert(&key(&a), &[1, 2]);
+        t.insert(&key(&b), &[3]);
+        let never = |_: &[u8]| -> Vec<Rank> { panic!("cached") };
+        assert_eq!(run(&mut t, &a, &[(0, a.len())], never).0, [1, 2]); // from the second level
+        assert_eq!(run(&mut t, &b, &[(0, b.len())], never).0, [3]);
         assert_eq!((t.lookups, t.hits), (2, 2));
     }
 
     #[test]
     fn hit_miss_overwrite_and_owners() {
         let mut tables = Tables::default();
-        let k = pack_short(b"hello").unwrap();
-        let mut out = Vec::new();
-        assert!(!tables.of(1).get(k, &mut out));
-        tables.of(1).insert(k, &[7, (1 << 26) - 1, 3]);
-        assert!(tables.of(1).get(k, &mut out));
-        assert_eq!(out, [7, (1 << 26) - 1, 3]);
+        let p = b"hello";
+        let k = cache_key(p, 0, p.len());
+        let span = [(0, p.len())];
+        let five = |_: &[u8]| vec![9; 5];
+        assert_eq!(run(tables.of(1), p, &span, five).1.len(), 1);
+        tables.of(1).insert(&k, &[7, (1 << 26) - 1, 3]);
+        assert_eq!(
+            run(tables.of(1), p, &span, five),
+            (vec![7, (1 << 26) - 1, 3], vec![])
+        );
         // Another encoder has its own table.
-        assert!(!tables.of(2).get(k, &mut out));
+        assert_eq!(run(tables.of(2), p, &span, five).1.len(), 1);
         // Too many ids: not cached (the old entry stays).
-        tables.of(1).insert(k, &[1, 2, 3, 4, 5]);
-        out.clear();
-        assert!(tables.of(1).get(k, &mut out));
-        assert_eq!(out, [7, (1 << 26) - 1, 3]);
+        tables.of(1).insert(&k, &[1; MAX_IDS + 1]);
+        assert_eq!(run(tables.of(1), p, &span, five).0, [7, (1 << 26) - 1, 3]);
         // More owners than kept: the least recently used goes, the others stay.
         for owner in 3..=5 {
             tables.of(owner);
         }
-        assert!(!tables.of(2).get(k, &mut out) && tables.by_owner.len() == OWNERS);
-        assert_eq!(tables.stats(1), (0, 0)); // 1 was dropped and forgotten
+        assert!(tables.by_owner.len() == OWNERS);
+        assert_eq!(tables.stats(2), (0, 0)); // 2 was dropped and forgotten
+        assert_eq!(run(tables.of(1), p, &span, five).1.len(), 0);
+        assert_eq!(run(tables.of(2), p, &span, five).1.len(), 1);
     }
 }

@@ -109,32 +109,30 @@ impl Encoder {
         &self.pattern
     }
 
-    /// BPE on one piece, whole-piece lookup first (tiktoken does the same, and it can differ from
-    /// what merging would give). Short pieces go through this thread's piece cache first.
+    /// BPE on a piece the piece cache lacks, whole-piece lookup first (tiktoken does the same,
+    /// and it can differ from what merging would give). `key` is the piece packed
+    /// (`vocab::pack_at`), 0 if it is longer than 15 bytes.
     #[inline(always)]
-    fn encode_piece(
+    fn encode_missed_piece(
         &self,
         piece: &[u8],
-        hot: &mut hot::Table,
+        key: u128,
         scratch: &mut Scratch,
         out: &mut Vec<Rank>,
     ) -> Result<()> {
-        if let Some(key) = crate::vocab::pack_short(piece) {
-            if hot.get(key, out) {
-                return Ok(());
-            }
-            let start = out.len();
-            match self.vocab.rank_packed(key).filter(|_| self.whole_lookup) {
-                Some(id) => out.push(id),
-                None => merge::merge_piece(&self.vocab, piece, scratch, out)?,
-            }
-            hot.insert(key, &out[start..]);
-            return Ok(());
+        if key == 0 {
+            return self.encode_long_piece(piece, scratch, out);
         }
-        self.encode_long_piece(piece, scratch, out)
+        match self.vocab.rank_packed(key).filter(|_| self.whole_lookup) {
+            Some(id) => {
+                out.push(id);
+                Ok(())
+            }
+            None => merge::merge_piece(&self.vocab, piece, scratch, out),
+        }
     }
 
-    /// [`Self::encode_piece`] for pieces of 16 bytes or more.
+    /// [`Self::encode_missed_piece`] for pieces of 16 bytes or more.
     fn encode_long_piece(
         &self,
         piece: &[u8],
@@ -176,10 +174,11 @@ impl Encoder {
         let mut last = 0;
         let hot = state.hot.of(self.id);
         let scratch = &mut state.merge;
-        self.pattern.for_each_piece(text, |piece| {
-            let before = out.len();
-            self.encode_piece(piece.as_bytes(), hot, scratch, out)?;
-            last = out.len() - before;
+        let bytes = text.as_bytes();
+        self.pattern.for_each_span_batch(text, |spans| {
+            last = hot.encode_batch(bytes, spans, out, |piece, key, out| {
+                self.encode_missed_piece(piece, key, scratch, out)
+            })?;
             Ok(())
         })?;
         Ok(last)
