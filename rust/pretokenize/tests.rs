@@ -28,6 +28,22 @@ fn random_text(rng: &mut Rng) -> String {
         .collect()
 }
 
+/// Words of every ASCII letter (both cases) and every other ASCII byte between them, with a few
+/// non-ASCII letters, marks and spaces: the boundaries of the scanners' ASCII fast paths.
+fn random_ascii_text(rng: &mut Rng) -> String {
+    const NON_ASCII: &[&str] = &["é", "\u{301}", "Σ", "я", "中", "ʰ", "\u{a0}", "ſ", "\u{212a}"];
+    let len = (rng.next() % 40) as usize;
+    (0..len)
+        .map(|_| match rng.next() % 16 {
+            0 => NON_ASCII[(rng.next() % NON_ASCII.len() as u64) as usize].to_string(),
+            1..=3 => " ".to_string(),
+            4..=6 => char::from((rng.next() % 128) as u8).to_string(),
+            7..=11 => char::from(b'a' + (rng.next() % 26) as u8).to_string(),
+            _ => char::from(b'A' + (rng.next() % 26) as u8).to_string(),
+        })
+        .collect()
+}
+
 fn regex_pieces<'t>(re: &fancy_regex::Regex, text: &'t str) -> Vec<&'t str> {
     re.find_iter(text).map(|m| m.unwrap().as_str()).collect()
 }
@@ -44,6 +60,23 @@ fn check(pattern: &str, samples: usize, seed: u64) {
             regex_pieces(&re, &text),
             "pattern {pattern:?} on {text:?}"
         );
+    }
+}
+
+#[test]
+fn scanners_match_regex_on_ascii_words() {
+    for (pattern, seed) in [(GPT2_PATTERN, 11), (CL100K_PATTERN, 12), (O200K_PATTERN, 13)] {
+        let scanner = Pattern::new(pattern).unwrap();
+        let re = fancy_regex::Regex::new(pattern).unwrap();
+        let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
+        for _ in 0..100_000 {
+            let text = random_ascii_text(&mut rng);
+            assert_eq!(
+                scanner.pieces(&text).unwrap(),
+                regex_pieces(&re, &text),
+                "pattern {pattern:?} on {text:?}"
+            );
+        }
     }
 }
 
