@@ -123,13 +123,23 @@ impl Encoder {
         if key == 0 {
             return self.encode_long_piece(piece, scratch, out);
         }
-        match self.vocab.rank_packed(key).filter(|_| self.whole_lookup) {
-            Some(id) => {
-                out.push(id);
-                Ok(())
-            }
-            None => merge::merge_piece(&self.vocab, piece, scratch, out),
+        if let Some(id) = self.vocab.rank_packed(key).filter(|_| self.whole_lookup) {
+            out.push(id);
+            return Ok(());
         }
+        // A piece with more ids than a piece-cache entry holds (Korean and Chinese words often
+        // have) is kept in the word cache instead; only a piece of more bytes than that many ids
+        // can be one.
+        let may_spill = piece.len() > hot::MAX_IDS && piece.len() <= MAX_CACHED_LEN;
+        if may_spill && self.cache.get_into(piece, out) {
+            return Ok(());
+        }
+        let start = out.len();
+        merge::merge_piece(&self.vocab, piece, scratch, out)?;
+        if may_spill && out.len() - start > hot::MAX_IDS {
+            self.cache.insert(piece, &out[start..]);
+        }
+        Ok(())
     }
 
     /// [`Self::encode_missed_piece`] for pieces of 16 bytes or more.

@@ -31,7 +31,9 @@ fn random_text(rng: &mut Rng) -> String {
 /// Words of every ASCII letter (both cases) and every other ASCII byte between them, with a few
 /// non-ASCII letters, marks and spaces: the boundaries of the scanners' ASCII fast paths.
 fn random_ascii_text(rng: &mut Rng) -> String {
-    const NON_ASCII: &[&str] = &["é", "\u{301}", "Σ", "я", "中", "ʰ", "\u{a0}", "ſ", "\u{212a}"];
+    const NON_ASCII: &[&str] = &[
+        "é", "\u{301}", "Σ", "я", "中", "ʰ", "\u{a0}", "ſ", "\u{212a}",
+    ];
     let len = (rng.next() % 40) as usize;
     (0..len)
         .map(|_| match rng.next() % 16 {
@@ -65,7 +67,11 @@ fn check(pattern: &str, samples: usize, seed: u64) {
 
 #[test]
 fn scanners_match_regex_on_ascii_words() {
-    for (pattern, seed) in [(GPT2_PATTERN, 11), (CL100K_PATTERN, 12), (O200K_PATTERN, 13)] {
+    for (pattern, seed) in [
+        (GPT2_PATTERN, 11),
+        (CL100K_PATTERN, 12),
+        (O200K_PATTERN, 13),
+    ] {
         let scanner = Pattern::new(pattern).unwrap();
         let re = fancy_regex::Regex::new(pattern).unwrap();
         let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
