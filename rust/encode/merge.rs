@@ -72,9 +72,44 @@ fn merge_scan(
 
 const NONE: u32 = u32::MAX;
 
+/// The last pair lookups of long-piece merging, direct-mapped: a long piece is mostly a few
+/// pairs over and over (a run of one char, a repeated pattern, base64's alphabet), which this
+/// answers from L1 instead of the vocabulary's pair map, whose lookup is a hash, a probe and a
+/// compare. Random text only pays a compare per lookup. Emptied for each piece. An empty slot's key is `u64::MAX`, the
+/// pair (`Rank::MAX`, `Rank::MAX`) of two non-ids.
+pub struct PairMemo(Box<[(u64, Rank); MEMO_SLOTS]>);
+
+const MEMO_SLOTS: usize = 256;
+
+impl Default for PairMemo {
+    fn default() -> Self {
+        PairMemo(Box::new([(u64::MAX, 0); MEMO_SLOTS]))
+    }
+}
+
+impl PairMemo {
+    /// Forget every pair: the scratch is shared by all encoders of a thread, so the memo is
+    /// emptied for each piece rather than trusted across vocabularies.
+    fn clear(&mut self) {
+        self.0.fill((u64::MAX, 0));
+    }
+
+    #[inline(always)]
+    fn merge(&mut self, vocab: &Vocab, a: Rank, b: Rank) -> Rank {
+        let key = (a as u64) << 32 | b as u64;
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
+        let e = &mut self.0[slot];
+        if e.0 != key {
+            *e = (key, vocab.merge(a, b));
+        }
+        e.1
+    }
+}
+
 /// Buffers of the long-piece merge, kept between pieces.
 #[derive(Default)]
 pub struct HeapScratch {
+    memo: PairMemo,
     ids: Vec<Rank>,
     next: Vec<u32>,
     prev: Vec<u32>,
@@ -145,6 +180,7 @@ impl HeapScratch {
 /// stale entries are only dropped when their bucket is walked.
 fn merge_heap(vocab: &Vocab, piece: &[u8], s: &mut HeapScratch, out: &mut Vec<Rank>) -> Result<()> {
     let n = piece.len();
+    s.memo.clear();
     s.ids.clear();
     s.ids.extend(piece.iter().map(|&b| vocab.byte_id(b)));
     s.next.clear();
@@ -195,7 +231,8 @@ fn merge_heap(vocab: &Vocab, piece: &[u8], s: &mut HeapScratch, out: &mut Vec<Ra
             };
             let j = s.next[i];
             // Stale: the left node was merged away, or its pair changed since it was listed.
-            if !s.alive[i] || j == NONE || vocab.merge(s.ids[i], s.ids[j as usize]) != rank {
+            if !s.alive[i] || j == NONE || s.memo.merge(vocab, s.ids[i], s.ids[j as usize]) != rank
+            {
                 continue;
             }
             let j = j as usize;
@@ -206,9 +243,13 @@ fn merge_heap(vocab: &Vocab, piece: &[u8], s: &mut HeapScratch, out: &mut Vec<Ra
                 s.prev[s.next[j] as usize] = i as u32;
             }
             let p = s.prev[i];
-            let left = (p != NONE).then(|| (vocab.merge(s.ids[p as usize], rank), p));
-            let right = (s.next[i] != NONE)
-                .then(|| (vocab.merge(rank, s.ids[s.next[i] as usize]), i as u32));
+            let left = (p != NONE).then(|| (s.memo.merge(vocab, s.ids[p as usize], rank), p));
+            let right = (s.next[i] != NONE).then(|| {
+                (
+                    s.memo.merge(vocab, rank, s.ids[s.next[i] as usize]),
+                    i as u32,
+                )
+            });
             for (r, pos) in [left, right].into_iter().flatten() {
                 if r == Rank::MAX {
                     continue;
