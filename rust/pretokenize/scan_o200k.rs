@@ -16,7 +16,7 @@ const U: u16 = LU | LT | LM | LO | M;
 const W: u16 = LL | LM | LO | M;
 
 /// `U* W+` from `s`: the end of the match, if any.
-#[inline]
+#[inline(always)]
 fn lower_word(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
     let mut j = s;
     let mut last_w = None;
@@ -37,14 +37,14 @@ fn lower_word(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
 }
 
 /// `U+ W*` from `s`.
-#[inline]
+#[inline(always)]
 fn upper_word(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
     let j = run_end(t, b, s, |c| c & U != 0);
     (j > s).then(|| run_end(t, b, j, |c| c & W != 0))
 }
 
 /// `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` at `e`.
-#[inline]
+#[inline(always)]
 fn with_contraction(t: &Tables, b: &[u8], e: usize) -> usize {
     if e + 1 >= b.len() || b[e] != b'\'' {
         return e;
