@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 const SHARDS: usize = 64;
-const SLOTS: usize = 1 << 16;
+const SLOTS: usize = 1 << 13;
 /// Longest piece cached, in bytes.
 pub const MAX_CACHED_LEN: usize = 32;
 /// Most ids a cached piece may have.

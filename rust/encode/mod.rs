@@ -4,6 +4,7 @@ mod cache;
 mod detailed;
 mod hot;
 mod merge;
+mod shared_cache;
 mod unstable;
 
 pub use detailed::Detailed;
@@ -57,6 +58,8 @@ pub struct Encoder {
     sorted_tokens: OnceLock<Vec<Box<[u8]>>>,
     /// Names this encoder's per-thread piece caches; changes when the encoding rule does.
     id: u64,
+    /// The second level of the piece cache, shared by the threads; made on first use.
+    shared: OnceLock<shared_cache::SharedCache>,
 }
 
 /// Ids of an encoding plus how many of them came from its last piece (0 if it ended in a special).
@@ -82,6 +85,7 @@ impl Encoder {
             whole_lookup: true,
             sorted_tokens: OnceLock::new(),
             id: next_encoder_id(),
+            shared: OnceLock::new(),
         })
     }
 
@@ -89,6 +93,7 @@ impl Encoder {
     pub fn without_whole_lookup(mut self) -> Self {
         self.whole_lookup = false;
         self.id = next_encoder_id();
+        self.shared = OnceLock::new();
         self
     }
 
@@ -185,8 +190,9 @@ impl Encoder {
         let hot = state.hot.of(self.id);
         let scratch = &mut state.merge;
         let bytes = text.as_bytes();
+        let shared = self.shared.get_or_init(Default::default);
         self.pattern.for_each_span_batch(text, |spans| {
-            last = hot.encode_batch(bytes, spans, out, |piece, key, out| {
+            last = hot.encode_batch(shared, bytes, spans, out, |piece, key, out| {
                 self.encode_missed_piece(piece, key, scratch, out)
             })?;
             Ok(())

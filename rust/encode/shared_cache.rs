@@ -1,0 +1,167 @@
+//! The second level of the piece cache: one table per encoder, shared by every thread.
+//!
+//! Idea: the first level (`hot.rs`) is private to a thread and small enough for L2; what it
+//! evicts, and what other threads have already encoded, waits here, in one 8 MB table per
+//! encoder instead of one per thread. Threads then warm each other up (the second core of a
+//! long text or a batch no longer starts from an empty cache), and memory does not grow with
+//! the thread count.
+//!
+//! Each slot is a sequence lock over eight atomic words: the piece's key (four words), seven
+//! ids, and a version in the top half of the last word. A writer takes the slot by moving the
+//! version from even to odd (a compare-and-swap: a slot being written is skipped, never waited
+//! on), writes the words and publishes with the next even version. A reader copies the words
+//! between two reads of the version and keeps the copy only if the version was even and did not
+//! change, so it never sees half of one piece and half of another. All accesses are atomic, so
+//! there is no data race for the compiler to exploit; on x86 they compile to plain moves.
+//!
+//! Invariants: a stored entry is exactly what its writer's encoder gave for its key (as in the
+//! first level); a slot whose key words are 0 is empty (no piece's key is 0).
+//!
+//! Downside: the version is 32 bits, so a reader stalled while a single slot is rewritten 2³¹
+//! times could accept a torn copy; a slot shared by two hot pieces ping-pongs between writers
+//! and its line between cores.
+
+use std::sync::atomic::{fence, AtomicU64, Ordering};
+
+/// Slots: 128 K × 64 B = 8 MB.
+pub const BITS: u32 = 17;
+
+/// A slot's eight words, as stored.
+pub type Words = [u64; 8];
+
+#[repr(C, align(64))]
+#[derive(Default)]
+struct Slot([AtomicU64; 8]);
+
+pub struct SharedCache {
+    slots: Box<[Slot]>,
+}
+
+impl Default for SharedCache {
+    fn default() -> Self {
+        SharedCache {
+            slots: (0..1usize << BITS).map(|_| Slot::default()).collect(),
+        }
+    }
+}
+
+/// Where the version lives: the top half of the last word.
+const VERSION_SHIFT: u32 = 32;
+
+impl SharedCache {
+    /// Ask for slot `i`'s cache line ahead of its use.
+    #[inline(always)]
+    pub fn prefetch(&self, i: usize) {
+        super::hot::prefetch_line(&self.slots[i]);
+    }
+
+    /// A consistent copy of slot `i` whose first four words are `key`, else None. The version
+    /// half of the last word is cleared in the copy.
+    #[inline(always)]
+    pub fn load(&self, i: usize, key: [u64; 4]) -> Option<Words> {
+        let w = &self.slots[i].0;
+        let last = w[7].load(Ordering::Acquire);
+        if (last >> VERSION_SHIFT) & 1 == 1 || w[0].load(Ordering::Relaxed) != key[0] {
+            return None;
+        }
+        let mut copy = [0u64; 8];
+        for (c, a) in copy.iter_mut().zip(w).take(7) {
+            *c = a.load(Ordering::Relaxed);
+        }
+        fence(Ordering::Acquire);
+        if w[7].load(Ordering::Relaxed) != last || copy[..4] != key {
+            return None;
+        }
+        copy[7] = last & ((1 << VERSION_SHIFT) - 1);
+        Some(copy)
+    }
+
+    /// Store `words` (the version half of the last word is ignored) in slot `i`, unless another
+    /// thread is writing it right now.
+    #[inline(always)]
+    pub fn store(&self, i: usize, words: &Words) {
+        let w = &self.slots[i].0;
+        let last = w[7].load(Ordering::Relaxed);
+        let version = last >> VERSION_SHIFT;
+        if version & 1 == 1 {
+            return;
+        }
+        let odd = (version + 1) << VERSION_SHIFT | (last & ((1 << VERSION_SHIFT) - 1));
+        if w[7]
+            .compare_exchange(last, odd, Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        // Readers that see any of the words below also see the odd version.
+        fence(Ordering::Release);
+        for (a, &v) in w.iter().zip(words).take(7) {
+            a.store(v, Ordering::Relaxed);
+        }
+        let even = ((version + 2) & 0xFFFF_FFFF) << VERSION_SHIFT;
+        w[7].store(
+            even | (words[7] & ((1 << VERSION_SHIFT) - 1)),
+            Ordering::Release,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Words that are a function of their key, so a torn copy shows.
+    fn words_of(k: u64) -> Words {
+        let mut w = [0u64; 8];
+        w[0] = k;
+        for (j, x) in w.iter_mut().enumerate().skip(1) {
+            *x = k
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(j as u32 * 7)
+                & 0xFFFF_FFFF;
+        }
+        w[1] = k ^ 1;
+        w[2] = k ^ 2;
+        w[3] = k ^ 3;
+        w
+    }
+
+    #[test]
+    fn store_then_load_and_a_key_mismatch() {
+        let c = SharedCache::default();
+        let w = words_of(42);
+        c.store(5, &w);
+        assert_eq!(c.load(5, [42, 43, 40, 41]), Some(w));
+        assert_eq!(c.load(5, [42, 43, 40, 0]), None);
+        assert_eq!(c.load(6, [42, 43, 40, 41]), None);
+    }
+
+    #[test]
+    fn concurrent_writers_never_show_a_torn_slot() {
+        let c = SharedCache::default();
+        let hits = AtomicU64::new(0);
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let (c, hits) = (&c, &hits);
+                s.spawn(move || {
+                    for n in 0..200_000u64 {
+                        // Four slots, 64 keys: constant overwrites, reads racing writes.
+                        let k = 1 + (n * 7 + t * 13) % 64;
+                        let i = (k % 4) as usize;
+                        c.store(i, &words_of(k));
+                        for probe in [k, 1 + (k * 5 + n) % 64] {
+                            let w = words_of(probe);
+                            if let Some(got) =
+                                c.load((probe % 4) as usize, [w[0], w[1], w[2], w[3]])
+                            {
+                                assert_eq!(got, w, "torn copy of key {probe}");
+                                hits.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        assert!(hits.into_inner() > 1000);
+    }
+}
