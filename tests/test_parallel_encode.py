@@ -108,3 +108,53 @@ def test_corpus_parts_equal_sequential(name, path, corpora):
     text = path.read_text(encoding="utf-8")[: 2 << 20]
     subword.set_num_threads(1)
     assert sw._core._encode_ordinary_in_parts(text, 4096) == sw.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("gc_on", [True, False])
+def test_batches_leave_the_garbage_collector_as_it_was(gc_on):
+    """The binding keeps the collector off while it builds a batch's lists; it must come back as
+    the caller had it, with the right lists, also when the call fails."""
+    import gc
+
+    sw, tk = load_pair("cl100k_base")
+    texts = [f"paragraph {i}: the quick brown fox, {'é' * (i % 7)}" for i in range(3000)]
+    was = gc.isenabled()
+    try:
+        gc.enable() if gc_on else gc.disable()
+        assert sw.encode_ordinary_batch(texts, num_threads=2) == tk.encode_ordinary_batch(texts)
+        assert sw.encode_batch(texts, num_threads=2) == tk.encode_batch(texts)
+        assert gc.isenabled() is gc_on
+        with pytest.raises(ValueError):
+            sw.encode_batch(["<|endoftext|>"], num_threads=2)
+        assert gc.isenabled() is gc_on
+    finally:
+        gc.enable() if was else gc.disable()
+
+
+def test_threads_sharing_the_piece_cache_give_tiktokens_ids():
+    """The piece cache's second level is shared by threads: many threads encoding overlapping
+    text at once (so writes race reads of the same slots) still give exact ids."""
+    import threading
+
+    sw, tk = load_pair("o200k_base")
+    words = ["alpha", " beta", " 가나다", " Ωμέγα", " 12345", " naïve", "\n", " the", " cat's"]
+    texts = ["".join(words[(i * 7 + k) % len(words)] for k in range(i % 40)) for i in range(4000)]
+    want = [tk.encode_ordinary(t) for t in texts]
+    errors = []
+
+    def work(offset):
+        try:
+            for _ in range(3):
+                order = texts[offset:] + texts[:offset]
+                got = [sw.encode_ordinary(t) for t in order]
+                if got != want[offset:] + want[:offset]:
+                    errors.append(offset)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k * 997,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
