@@ -255,7 +255,6 @@ fn wrap(encoder: Encoder, merges: Option<Vec<(Vec<u8>, Vec<u8>)>>) -> PyResult<P
     })
 }
 
-/// ids, tokens in byte-level form, character offsets.
 /// Python's cyclic garbage collector kept off while a batch's result lists are made, and put
 /// back as it was. Each new list is a tracked container, so tens of thousands of them set off
 /// collections that walk every list made so far (a third of a batch call's time on 33 K
@@ -286,6 +285,7 @@ impl Drop for GcPause<'_> {
     }
 }
 
+/// ids, tokens in byte-level form, character offsets.
 type DetailedPy<'py> = (Bound<'py, PyList>, Vec<String>, Vec<(usize, usize)>);
 
 impl PyCore {

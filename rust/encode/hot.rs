@@ -7,7 +7,7 @@
 //! looked up a batch at a time, every slot of the batch prefetched first, so the batch's memory
 //! latencies overlap. Each thread owns its tables: no lock, nothing shared between cores.
 //!
-//! 31 bytes and 8 ids because non-Latin text needs them: in Chinese/Russian/German text 12% of
+//! 31 bytes and 7 ids because non-Latin text needs them: in Chinese/Russian/German text 12% of
 //! cl100k pieces are longer than 15 bytes and 6% of the shorter ones give more than four ids
 //! (Korean: 11%); a cache of 15-byte, four-id pieces sent all of those to the merge.
 //!
@@ -206,7 +206,7 @@ impl Table {
             *key = cache_key(text, start, end);
             let (first, shared) = slots(key);
             *slot = (first as u32, shared as u32);
-            prefetch(&self.entries[first]);
+            prefetch_line(&self.entries[first]);
         }
         let n = spans.len();
         for (key, &(first, shared)) in keys[..n].iter().zip(&at[..n]) {
@@ -290,12 +290,6 @@ fn emit(e: &Entry, out: &mut Vec<Rank>) {
         *at &= ID_MASK;
         out.set_len(len + n.min(MAX_IDS));
     }
-}
-
-/// Ask for the cache line of `e` ahead of its use.
-#[inline(always)]
-fn prefetch(e: &Entry) {
-    prefetch_line(e);
 }
 
 /// Ask for the cache line that holds `*x` ahead of its use.

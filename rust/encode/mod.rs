@@ -116,7 +116,7 @@ impl Encoder {
 
     /// BPE on a piece the piece cache lacks, whole-piece lookup first (tiktoken does the same,
     /// and it can differ from what merging would give). `key` is the piece packed
-    /// (`vocab::pack_at`), 0 if it is longer than 15 bytes.
+    /// (`vocab::pack_short`), 0 if it is longer than 15 bytes.
     #[inline(always)]
     fn encode_missed_piece(
         &self,

@@ -120,9 +120,9 @@ impl Pattern {
             Engine::Scanner(Scanner::Cl100k) => scan_all(text, scan_cl100k::next_end, f),
             Engine::Scanner(Scanner::O200k) => scan_all(text, scan_o200k::next_end, f),
             Engine::Regex(re) => {
-                for m in re.find_iter(text) {
-                    let m = m.map_err(|e| Error::Pattern(format!("while matching: {e}")))?;
-                    f(m.as_str())?;
+                for span in regex_spans(re, text) {
+                    let (start, end) = span?;
+                    f(&text[start..end])?;
                 }
                 Ok(())
             }
@@ -152,9 +152,8 @@ impl Pattern {
             Engine::Scanner(Scanner::O200k) => scan_batches(text, scan_o200k::next_end, spans, f),
             Engine::Regex(re) => {
                 let mut n = 0;
-                for m in re.find_iter(text) {
-                    let m = m.map_err(|e| Error::Pattern(format!("while matching: {e}")))?;
-                    spans[n] = (m.start(), m.end());
+                for span in regex_spans(re, text) {
+                    spans[n] = span?;
                     n += 1;
                     if n == SPAN_BATCH {
                         f(&spans)?;
@@ -236,6 +235,18 @@ fn scan_batches(
         f(&spans[..n])?;
     }
     Ok(())
+}
+
+/// The matches of a pattern run on fancy-regex, as spans; a match that fails (the backtrack
+/// limit) is an error naming it.
+fn regex_spans<'a>(
+    re: &'a fancy_regex::Regex,
+    text: &'a str,
+) -> impl Iterator<Item = Result<Span>> + 'a {
+    re.find_iter(text).map(|m| {
+        m.map(|m| (m.start(), m.end()))
+            .map_err(|e| Error::Pattern(format!("while matching: {e}")))
+    })
 }
 
 fn compile_regex(source: &str) -> Result<fancy_regex::Regex> {
