@@ -1,6 +1,6 @@
 //! PyO3 bindings: type conversion, GIL release and error mapping only; no tokenizer logic here.
 
-use crate::encode::{par_map, Encoder};
+use crate::encode::{par_map, Encoder, Stream};
 use crate::error::Error;
 use crate::formats::{byte_unicode, gpt2, hf_json, hf_wordpiece, tiktoken};
 use crate::pool;
@@ -582,6 +582,40 @@ impl PyCore {
             .map_err(to_py)
     }
 
+    fn encode_bytes<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyList>> {
+        let ids = py
+            .allow_threads(|| self.inner.encode_bytes(data))
+            .map_err(to_py)?;
+        self.id_list(py, &ids)
+    }
+
+    fn encode_single_piece<'py>(
+        &self,
+        py: Python<'py>,
+        piece: &[u8],
+    ) -> PyResult<Bound<'py, PyList>> {
+        let ids = py
+            .allow_threads(|| self.inner.encode_single_piece(piece))
+            .map_err(to_py)?;
+        self.id_list(py, &ids)
+    }
+
+    /// A streaming encoder over this one (`Encoding.encode_iterable`).
+    #[pyo3(signature = (allowed_special, disallowed_special, min_try=None))]
+    fn stream(
+        slf: &Bound<'_, Self>,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+        min_try: Option<usize>,
+    ) -> PyResult<PyStream> {
+        let (a, d) = selections(allowed_special, disallowed_special)?;
+        let state = slf.get().inner.stream(&a, &d, min_try).map_err(to_py)?;
+        Ok(PyStream {
+            core: slf.clone().unbind(),
+            state,
+        })
+    }
+
     fn encode_single_token(&self, piece: &[u8]) -> PyResult<Rank> {
         self.inner.encode_single_token(piece).map_err(to_py)
     }
@@ -726,6 +760,34 @@ impl PyCore {
 }
 
 /// Streaming pre-token counter; `finish` learns the merges and returns a `CoreBPE`.
+/// Chunks in, final ids out (see `encode::stream`).
+#[pyclass(module = "subword._core", name = "CoreStream")]
+struct PyStream {
+    core: Py<PyCore>,
+    state: Stream,
+}
+
+#[pymethods]
+impl PyStream {
+    fn feed<'py>(&mut self, py: Python<'py>, chunk: &str) -> PyResult<Bound<'py, PyList>> {
+        let core = self.core.get();
+        let state = &mut self.state;
+        let mut out = Vec::new();
+        py.allow_threads(|| core.inner.stream_feed(state, chunk, &mut out))
+            .map_err(to_py)?;
+        core.id_list(py, &out)
+    }
+
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let core = self.core.get();
+        let state = &mut self.state;
+        let mut out = Vec::new();
+        py.allow_threads(|| core.inner.stream_finish(state, &mut out))
+            .map_err(to_py)?;
+        core.id_list(py, &out)
+    }
+}
+
 #[pyclass(module = "subword._core", name = "Trainer")]
 struct PyTrainer {
     counter: Option<PreTokenCounter>,
@@ -1076,6 +1138,7 @@ fn get_num_threads() -> usize {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     train::set_interrupt_check(interrupted);
     m.add_class::<PyCore>()?;
+    m.add_class::<PyStream>()?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_class::<PyTrainer>()?;

@@ -77,6 +77,15 @@ pub struct Rules {
 }
 
 impl Rules {
+    /// Length in bytes of the longest string these rules look for (0 if none).
+    pub fn longest(&self) -> usize {
+        [&self.split, &self.forbid]
+            .iter()
+            .filter_map(|m| m.as_ref().map(|ac| ac.max_pattern_len()))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Fail if `text` contains a disallowed string.
     pub fn check(&self, text: &str) -> Result<()> {
         if let Some(m) = self.forbid.as_ref().and_then(|ac| ac.find(text)) {

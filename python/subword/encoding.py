@@ -6,7 +6,7 @@ Everything here translates arguments and results; the work happens in ``subword.
 from __future__ import annotations
 
 import os
-from typing import AbstractSet, Collection, Literal, Sequence
+from typing import AbstractSet, Collection, Iterable, Iterator, Literal, Sequence
 
 from . import _core, _files
 
@@ -42,6 +42,26 @@ def _retry_batch_without_surrogates(call, texts, *args):
         return call(texts, *args)
     except UnicodeEncodeError:
         return call([_without_lone_surrogates(t) for t in texts], *args)
+
+
+def _stream_ids(stream, chunks: Iterator[str]) -> Iterator[int]:
+    # A high surrogate at a chunk's end may pair with the next chunk's first char, as it would in
+    # the joined text, so it waits for that chunk.
+    carry = ""
+    for chunk in chunks:
+        if not isinstance(chunk, str):
+            raise TypeError(
+                f"encode_iterable takes an iterable of str, got a {type(chunk).__name__}; "
+                "open files in text mode (encoding='utf-8') or decode the chunks first"
+            )
+        if carry:
+            chunk, carry = carry + chunk, ""
+        if chunk and "\ud800" <= chunk[-1] <= "\udbff":
+            chunk, carry = chunk[:-1], chunk[-1]
+        yield from _retry_without_surrogates(stream.feed, chunk)
+    if carry:
+        yield from stream.feed(_without_lone_surrogates(carry))
+    yield from stream.finish()
 
 
 class Encoding:
@@ -303,6 +323,48 @@ class Encoding:
         return _retry_without_surrogates(
             self._core.encode_with_unstable, text, allowed_special, disallowed_special
         )
+
+    def encode_bytes(self, data: bytes) -> list[int]:
+        """Encode bytes that need not be UTF-8, as tiktoken's ``_encode_bytes`` does (same ids):
+        the valid UTF-8 prefix is pre-tokenized, and its last piece together with everything from
+        the first invalid byte on is merged as one piece. Specials are ordinary text here. The
+        ids always decode back to ``data``."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(
+                f"encode_bytes takes bytes, not {type(data).__name__}; for text use encode()"
+            )
+        return self._core.encode_bytes(bytes(data))
+
+    _encode_bytes = encode_bytes
+
+    def encode_iterable(
+        self,
+        iterable: Iterable[str],
+        *,
+        allowed_special: Literal["all"] | AbstractSet[str] = set(),  # noqa: B006
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        _min_try: int | None = None,
+    ) -> Iterator[int]:
+        """Encode the concatenation of the strings ``iterable`` yields, yielding ids as soon as
+        no later string can change them: the same ids as ``encode("".join(iterable))``, with
+        memory that holds only the last few pieces and the newest string (for the built-in
+        patterns and the open models' ones; any other pattern holds the text to the end).
+        Reading a file line by line: ``enc.encode_iterable(open(path, encoding="utf-8"))``.
+
+        ``_min_try`` (tests only): decide after every chunk of at least that many held bytes
+        instead of waiting for 1 KB."""
+        stream = self._core.stream(allowed_special, disallowed_special, _min_try)
+        return _stream_ids(stream, iter(iterable))
+
+    def _encode_single_piece(self, text_or_bytes: str | bytes) -> list[int]:
+        """The ids of one piece, without the pattern (tiktoken's private helper)."""
+        if isinstance(text_or_bytes, str):
+            text_or_bytes = text_or_bytes.encode("utf-8")
+        return self._core.encode_single_piece(text_or_bytes)
+
+    def _encode_only_native_bpe(self, text: str) -> list[int]:
+        """tiktoken's check of its regex split: here the split is the core's, as always."""
+        return self.encode_ordinary(text)
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of exactly one token; KeyError otherwise."""

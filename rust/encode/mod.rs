@@ -4,13 +4,16 @@ mod cache;
 mod detailed;
 mod hot;
 mod merge;
+mod raw_bytes;
 mod shared_cache;
+mod stream;
 mod unstable;
 
 pub use detailed::Detailed;
+pub use stream::Stream;
 
 use crate::error::{Error, Result};
-use crate::pretokenize::Pattern;
+use crate::pretokenize::{Pattern, Span, SPAN_BATCH};
 use crate::specials::{Rules, Selection, Specials};
 use crate::vocab::{Rank, Vocab};
 use cache::{WordCache, MAX_CACHED_LEN};
@@ -198,6 +201,21 @@ impl Encoder {
             Ok(())
         })?;
         Ok(last)
+    }
+
+    /// Encode the pieces `spans` of `text` (as its pattern cut them) onto `out`.
+    fn encode_spans(&self, text: &str, spans: &[Span], out: &mut Vec<Rank>) -> Result<()> {
+        with_scratch(|state| {
+            let hot = state.hot.of(self.id);
+            let scratch = &mut state.merge;
+            let shared = self.shared.get_or_init(Default::default);
+            for batch in spans.chunks(SPAN_BATCH) {
+                hot.encode_batch(shared, text.as_bytes(), batch, out, |piece, key, out| {
+                    self.encode_missed_piece(piece, key, scratch, out)
+                })?;
+            }
+            Ok(())
+        })
     }
 
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>> {

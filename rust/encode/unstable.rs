@@ -82,7 +82,7 @@ impl Encoder {
     /// If the last piece starts with a token of only spaces, tabs and newlines, earlier such tokens
     /// may merge with it once more text arrives (cl100k's `\s*[\r\n]+` can move splits), so they are
     /// unstable too.
-    fn widen_over_whitespace(&self, ids: &[Rank], mut len: usize) -> usize {
+    pub(super) fn widen_over_whitespace(&self, ids: &[Rank], mut len: usize) -> usize {
         let all_space = |id: Rank| {
             self.vocab
                 .token_bytes(id)

@@ -29,6 +29,9 @@ pub const O200K_PATTERN: &str = concat!(
     r"|\s+"
 );
 
+/// Patterns run on fancy-regex that [`Pattern::streams_exactly`] vouches for.
+const STREAMING_PATTERNS: &[&str] = &[];
+
 /// Names accepted wherever a pattern is asked for.
 pub const PATTERN_NAMES: &[(&str, &str)] = &[
     ("gpt2", GPT2_PATTERN),
@@ -172,6 +175,26 @@ impl Pattern {
                     f(&[(0, text.len())])
                 }
             }
+        }
+    }
+
+    /// The pieces of `text` as byte ranges, collected.
+    pub fn spans(&self, text: &str) -> Result<Vec<Span>> {
+        let mut out = Vec::new();
+        self.for_each_span_batch(text, |spans| {
+            out.extend_from_slice(spans);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// True for the patterns whose pieces a stream may encode before the text ends (proof in
+    /// `encode::stream`): the GPT family — built-in scanners and the open models' variants of it.
+    pub fn streams_exactly(&self) -> bool {
+        match &self.engine {
+            Engine::Scanner(_) => true,
+            Engine::Regex(_) => STREAMING_PATTERNS.contains(&self.source.as_str()),
+            Engine::Whole => false,
         }
     }
 
