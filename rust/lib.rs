@@ -7,6 +7,7 @@
 pub mod bert;
 pub mod encode;
 pub mod error;
+pub mod normalize;
 pub mod pool;
 pub mod postprocess;
 pub mod pretokenize;

