@@ -77,13 +77,14 @@ pub struct Rules {
 }
 
 impl Rules {
-    /// Length in bytes of the longest string these rules look for (0 if none).
-    pub fn longest(&self) -> usize {
-        [&self.split, &self.forbid]
-            .iter()
-            .filter_map(|m| m.as_ref().map(|ac| ac.max_pattern_len()))
-            .max()
-            .unwrap_or(0)
+    /// Length in bytes of the longest special split out (0 if none).
+    pub fn longest_split(&self) -> usize {
+        self.split.as_ref().map_or(0, |ac| ac.max_pattern_len())
+    }
+
+    /// Length in bytes of the longest disallowed string (0 if none).
+    pub fn longest_forbidden(&self) -> usize {
+        self.forbid.as_ref().map_or(0, |ac| ac.max_pattern_len())
     }
 
     /// Fail if `text` contains a disallowed string.

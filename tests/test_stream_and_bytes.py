@@ -42,7 +42,11 @@ def test_stream_equals_whole_text_for_any_cuts(pair, text, points):
 
 
 WHITESPACE_CASES = [
-    "a \n     \n b",  # o200k's \s*[\r\n]+ takes the run up to its last newline
+    # A run's piece reaches its last line break: a stream must not let "\n" go before the run
+    # ends (cl100k and o200k encode "\n    \n" otherwise than "\n" + "    \n").
+    "x\n    \ny",
+    "x\n      \n\ny",
+    "a \n     \n b",
     "x\n\n   \t  \r\n  y",
     "end.   \n\n\n   ",
     "word      word",

@@ -13,11 +13,11 @@
 //! touches it. The patterns have no lookbehind, so what follows a final piece is encoded as if
 //! it were a text of its own.
 //!
-//! Special tokens: a special (allowed or disallowed) that starts more than `longest - 1` bytes
-//! before the end is wholly in view, so specials are only searched up to there, and the
-//! stretch before an allowed special is final as a whole (the whole-text encoder pre-tokenizes
-//! each stretch on its own). Every disallowed occurrence is wholly in view at some check before
-//! the text it starts in is let go, so none is missed across chunks.
+//! Special tokens: an allowed special that starts more than `longest - 1` bytes before the end
+//! is wholly in view, so they are only searched up to there, and the stretch before one is final
+//! as a whole (the whole-text encoder pre-tokenizes each stretch on its own). Disallowed strings
+//! only raise: each check covers what is held plus the last `longest - 1` bytes already let go,
+//! so one that straddles a chunk boundary or a release is still seen.
 //!
 //! Memory: what is held is at most the last few pieces, a trailing whitespace run, a possible
 //! partial special, and the newest chunk. A try scans everything held, so tries wait until the
@@ -38,8 +38,10 @@ const LOOKAHEAD: usize = 3;
 
 pub struct Stream {
     rules: Rules,
-    /// Longest string the rules search for (0 if none).
-    longest: usize,
+    /// Longest allowed special (0 if none).
+    longest_split: usize,
+    /// The last bytes let go, as many as a disallowed string could reach back (see module doc).
+    released_tail: String,
     held: String,
     /// Text not yet in NFC, for an encoder that normalizes: the part after the last cut at
     /// which NFC of the parts is NFC of the whole.
@@ -59,10 +61,11 @@ impl Encoder {
     ) -> Result<Stream> {
         let min_try = min_try.unwrap_or(MIN_TRY).max(1);
         let rules = self.specials().rules(allowed, disallowed)?;
-        let longest = rules.longest();
+        let longest_split = rules.longest_split();
         Ok(Stream {
             rules,
-            longest,
+            longest_split,
+            released_tail: String::new(),
             held: String::new(),
             raw: String::new(),
             next_try: min_try,
@@ -84,6 +87,15 @@ impl Encoder {
             return Ok(());
         }
         let done = self.emit_final(s, false, out)?;
+        let keep = s.rules.longest_forbidden().saturating_sub(1);
+        if keep > 0 {
+            s.released_tail.push_str(&s.held[..done]);
+            let mut cut = s.released_tail.len().saturating_sub(keep);
+            while !s.released_tail.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            s.released_tail.drain(..cut);
+        }
         s.held.drain(..done);
         s.next_try = (2 * s.held.len()).max(s.min_try);
         Ok(())
@@ -102,10 +114,14 @@ impl Encoder {
     /// bytes. One thread only: a stream starts no pool.
     fn emit_final(&self, s: &Stream, at_end: bool, out: &mut Vec<Rank>) -> Result<usize> {
         let text = s.held.as_str();
-        s.rules.check(text)?;
+        if s.released_tail.is_empty() {
+            s.rules.check(text)?;
+        } else {
+            s.rules.check(&format!("{}{text}", s.released_tail))?;
+        }
         let mut in_view = text.len();
-        if s.longest > 0 && !at_end {
-            in_view = in_view.saturating_sub(s.longest - 1);
+        if s.longest_split > 0 && !at_end {
+            in_view = in_view.saturating_sub(s.longest_split - 1);
             while !text.is_char_boundary(in_view) {
                 in_view -= 1;
             }
