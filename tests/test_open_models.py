@@ -17,7 +17,7 @@ import pytest
 import refdata
 import subword
 import textgen
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 
 N = refdata.hypothesis_examples(local=200, ci=3000)
 MODELS = ["llama3", "qwen2", "tekken"]
@@ -64,10 +64,18 @@ def prepared(sw, text: str) -> str:
     return unicodedata.normalize("NFC", text) if sw.name == "qwen2" else text
 
 
+def assume_same_unicode(sw, text: str) -> None:
+    """NFC is defined per Unicode version: the core's tables are newer than this Python's, and
+    differ from them only on code points this Python's Unicode has not assigned yet."""
+    if sw.name == "qwen2":
+        assume(all(unicodedata.category(c) != "Cn" for c in text))
+
+
 @given(text=textgen.texts)
 @settings(max_examples=N, deadline=None)
 def test_ids_are_the_models(model, text):
     sw, tk = model
+    assume_same_unicode(sw, text)
     want = tk.encode_ordinary(prepared(sw, text))
     assert sw.encode_ordinary(text) == want
     assert sw.encode(text, disallowed_special=()) == tk.encode(
@@ -79,6 +87,7 @@ def test_ids_are_the_models(model, text):
 @settings(max_examples=N // 3, deadline=None)
 def test_decode_round_trip_and_count(model, text):
     sw, _ = model
+    assume_same_unicode(sw, text)
     ids = sw.encode_ordinary(text)
     assert sw.decode(ids) == prepared(sw, text).encode("utf-8", "replace").decode("utf-8")
     assert sw.count(text, disallowed_special=()) == len(ids)

@@ -37,11 +37,6 @@ pub const QWEN2_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]
 /// Mistral Tekken's pattern (from `tekken.json`): o200k's without contractions, single digits.
 pub const TEKKEN_PATTERN: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
-/// Patterns run on fancy-regex that [`Pattern::streams_exactly`] vouches for: the GPT family's
-/// alternatives (contractions, letter, digit and punctuation runs, whitespace rules), nothing
-/// that looks further than `encode::stream` allows.
-const STREAMING_PATTERNS: &[&str] = &[LLAMA3_PATTERN, QWEN2_PATTERN, TEKKEN_PATTERN];
-
 /// Names accepted wherever a pattern is asked for.
 pub const PATTERN_NAMES: &[(&str, &str)] = &[
     ("gpt2", GPT2_PATTERN),
@@ -56,6 +51,9 @@ enum Scanner {
     Gpt2,
     Cl100k,
     O200k,
+    Llama3,
+    Qwen2,
+    Tekken,
 }
 
 #[derive(Clone, Debug)]
@@ -89,6 +87,9 @@ impl Pattern {
             GPT2_PATTERN | GPT2_ORIGINAL_PATTERN => Engine::Scanner(Scanner::Gpt2),
             CL100K_PATTERN => Engine::Scanner(Scanner::Cl100k),
             O200K_PATTERN => Engine::Scanner(Scanner::O200k),
+            LLAMA3_PATTERN => Engine::Scanner(Scanner::Llama3),
+            QWEN2_PATTERN => Engine::Scanner(Scanner::Qwen2),
+            TEKKEN_PATTERN => Engine::Scanner(Scanner::Tekken),
             _ => Engine::Regex(compile_regex(&source)?),
         };
         if let Engine::Scanner(_) = engine {
@@ -132,6 +133,9 @@ impl Pattern {
             Engine::Scanner(Scanner::Gpt2) => scan_all(text, scan_gpt2::next_end, f),
             Engine::Scanner(Scanner::Cl100k) => scan_all(text, scan_cl100k::next_end, f),
             Engine::Scanner(Scanner::O200k) => scan_all(text, scan_o200k::next_end, f),
+            Engine::Scanner(Scanner::Llama3) => scan_all(text, scan_cl100k::next_end_llama3, f),
+            Engine::Scanner(Scanner::Qwen2) => scan_all(text, scan_cl100k::next_end_qwen2, f),
+            Engine::Scanner(Scanner::Tekken) => scan_all(text, scan_o200k::next_end_tekken, f),
             Engine::Regex(re) => {
                 for span in regex_spans(re, text) {
                     let (start, end) = span?;
@@ -163,6 +167,15 @@ impl Pattern {
             Engine::Scanner(Scanner::Gpt2) => scan_batches(text, scan_gpt2::next_end, spans, f),
             Engine::Scanner(Scanner::Cl100k) => scan_batches(text, scan_cl100k::next_end, spans, f),
             Engine::Scanner(Scanner::O200k) => scan_batches(text, scan_o200k::next_end, spans, f),
+            Engine::Scanner(Scanner::Llama3) => {
+                scan_batches(text, scan_cl100k::next_end_llama3, spans, f)
+            }
+            Engine::Scanner(Scanner::Qwen2) => {
+                scan_batches(text, scan_cl100k::next_end_qwen2, spans, f)
+            }
+            Engine::Scanner(Scanner::Tekken) => {
+                scan_batches(text, scan_o200k::next_end_tekken, spans, f)
+            }
             Engine::Regex(re) => {
                 let mut n = 0;
                 for span in regex_spans(re, text) {
@@ -199,13 +212,9 @@ impl Pattern {
     }
 
     /// True for the patterns whose pieces a stream may encode before the text ends (proof in
-    /// `encode::stream`): the GPT family — built-in scanners and the open models' variants of it.
+    /// `encode::stream`): those with a scanner, the GPT family and the open models' variants.
     pub fn streams_exactly(&self) -> bool {
-        match &self.engine {
-            Engine::Scanner(_) => true,
-            Engine::Regex(_) => STREAMING_PATTERNS.contains(&self.source.as_str()),
-            Engine::Whole => false,
-        }
+        matches!(self.engine, Engine::Scanner(_))
     }
 
     /// The pieces of `text`, collected (for tests and inspection).

@@ -5,6 +5,15 @@
 //! space) may lead a word; digits go in groups of at most three; contractions are case-insensitive
 //! with Unicode simple case folding (so `'ſ` — long s — is a contraction); a whitespace run that holds
 //! a line break ends just after its last `\r`/`\n`.
+//!
+//! The same scanner, with two switches, runs the open models' patterns of this shape:
+//! - Llama 3's, cl100k's as first published:
+//!   `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`.
+//!   The non-possessive `?` and `+` change nothing (what they could give back cannot start the
+//!   next part of their alternative); the difference is the end of the text: a whitespace run
+//!   that reaches it and holds a line break ends after its last line break (`\s*[\r\n]+`), where
+//!   cl100k's `\s++$` takes the whole run (`END_RUN`).
+//! - Qwen 2's: Llama 3's with single digits (`DIGITS` = 1).
 
 use super::classes::{ascii_letters_end, is_other, len_before, run_end, Tables, CRLF, L, N, S};
 
@@ -31,8 +40,28 @@ fn contraction(t: &Tables, b: &[u8], i: usize) -> Option<usize> {
     None
 }
 
+/// cl100k's pattern.
 #[inline]
 pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
+    next_end_of::<3, true>(t, b, i)
+}
+
+/// Llama 3's pattern.
+#[inline]
+pub fn next_end_llama3(t: &Tables, b: &[u8], i: usize) -> usize {
+    next_end_of::<3, false>(t, b, i)
+}
+
+/// Qwen 2's pattern.
+#[inline]
+pub fn next_end_qwen2(t: &Tables, b: &[u8], i: usize) -> usize {
+    next_end_of::<1, false>(t, b, i)
+}
+
+/// `DIGITS`: most digits in one piece. `END_RUN`: a whitespace run reaching the end of the text is
+/// one piece (`\s++$`).
+#[inline(always)]
+fn next_end_of<const DIGITS: usize, const END_RUN: bool>(t: &Tables, b: &[u8], i: usize) -> usize {
     if b[i] == b'\'' {
         if let Some(end) = contraction(t, b, i) {
             return end;
@@ -44,7 +73,7 @@ pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
     }
     if c0 & N != 0 {
         let mut j = i + n0;
-        for _ in 0..2 {
+        for _ in 1..DIGITS {
             if j >= b.len() {
                 break;
             }
@@ -82,7 +111,7 @@ pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
     }
     // Whitespace.
     let j = run_end(t, b, i, |c| c & S != 0);
-    if j == b.len() {
+    if END_RUN && j == b.len() {
         return j; // `\s++$`
     }
     // `\s*[\r\n]`: up to and including the run's last line break. `\r` and `\n` are ASCII, so a byte
@@ -90,10 +119,15 @@ pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
     if let Some(k) = b[i..j].iter().rposition(|&x| x == b'\r' || x == b'\n') {
         return i + k + 1;
     }
+    if j == b.len() {
+        return j; // `\s+(?!\S)` at the end (END_RUN is false here)
+    }
     let give_back = j - len_before(b, j);
     if give_back > i {
         give_back
+    } else if END_RUN {
+        i + n0 // `\s`
     } else {
-        i + n0
+        j // `\s+`: a run of one char
     }
 }

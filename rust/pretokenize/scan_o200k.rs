@@ -7,6 +7,9 @@
 //! leading char is first taken, then dropped; the "upper" class U and the "lower" class W overlap
 //! (Lm, Lo and marks are in both), so in (1) `U*` backs off until a W char can follow. Marks are also
 //! in `[^\r\n\p{L}\p{N}]`, which is why both choices for the leading char must be tried.
+//!
+//! Mistral Tekken's pattern is this one without the optional contractions and with single
+//! digits: the same scanner with `CONTRACTIONS` off and `DIGITS` = 1.
 
 use super::classes::{
     ascii_lower_end, is_other, len_before, run_end, Tables, CRLF, L, LL, LM, LO, LT, LU, M, N, S,
@@ -67,23 +70,46 @@ fn with_contraction(t: &Tables, b: &[u8], e: usize) -> usize {
     e
 }
 
+/// o200k's pattern.
 #[inline]
 pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
+    next_end_of::<true, 3>(t, b, i)
+}
+
+/// Tekken's pattern.
+#[inline]
+pub fn next_end_tekken(t: &Tables, b: &[u8], i: usize) -> usize {
+    next_end_of::<false, 1>(t, b, i)
+}
+
+#[inline(always)]
+fn next_end_of<const CONTRACTIONS: bool, const DIGITS: usize>(
+    t: &Tables,
+    b: &[u8],
+    i: usize,
+) -> usize {
+    let with_contraction = |e: usize| {
+        if CONTRACTIONS {
+            with_contraction(t, b, e)
+        } else {
+            e
+        }
+    };
     let (c0, n0) = t.at(b, i);
     let leads = c0 & (CRLF | L | N) == 0 && i + n0 < b.len();
     for word in [lower_word, upper_word] {
         if leads {
             if let Some(e) = word(t, b, i + n0) {
-                return with_contraction(t, b, e);
+                return with_contraction(e);
             }
         }
         if let Some(e) = word(t, b, i) {
-            return with_contraction(t, b, e);
+            return with_contraction(e);
         }
     }
     if c0 & N != 0 {
         let mut j = i + n0;
-        for _ in 0..2 {
+        for _ in 1..DIGITS {
             if j >= b.len() {
                 break;
             }

@@ -71,6 +71,9 @@ fn scanners_match_regex_on_ascii_words() {
         (GPT2_PATTERN, 11),
         (CL100K_PATTERN, 12),
         (O200K_PATTERN, 13),
+        (LLAMA3_PATTERN, 14),
+        (QWEN2_PATTERN, 15),
+        (TEKKEN_PATTERN, 16),
     ] {
         let scanner = Pattern::new(pattern).unwrap();
         let re = fancy_regex::Regex::new(pattern).unwrap();
@@ -107,6 +110,21 @@ fn o200k_scanner_matches_regex() {
 }
 
 #[test]
+fn llama3_scanner_matches_regex() {
+    check(LLAMA3_PATTERN, 200_000, 0x5eed_0001_11a3_a300);
+}
+
+#[test]
+fn qwen2_scanner_matches_regex() {
+    check(QWEN2_PATTERN, 200_000, 0x5eed_0002_0e11_2000);
+}
+
+#[test]
+fn tekken_scanner_matches_regex() {
+    check(TEKKEN_PATTERN, 200_000, 0x5eed_0003_7e44_e300);
+}
+
+#[test]
 fn scanners_match_regex_on_corpora() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
     let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -124,7 +142,14 @@ fn scanners_match_regex_on_corpora() {
             end -= 1;
         }
         let text = &text[..end];
-        for pattern in [GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN] {
+        for pattern in [
+            GPT2_PATTERN,
+            CL100K_PATTERN,
+            O200K_PATTERN,
+            LLAMA3_PATTERN,
+            QWEN2_PATTERN,
+            TEKKEN_PATTERN,
+        ] {
             let re = fancy_regex::Regex::new(pattern).unwrap();
             let ours = Pattern::new(pattern).unwrap();
             assert_eq!(
