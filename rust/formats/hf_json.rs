@@ -25,8 +25,8 @@ pub struct HfBpe {
     pub whole_lookup: bool,
     /// ByteLevel `add_prefix_space`: a space is put before each stretch of text between specials.
     pub prefix_space: bool,
-    /// The pre-tokenization pattern; empty = none.
-    pub pattern: String,
+    /// The pre-tokenization regexes, applied in turn (`Pattern::isolated_splits`); none = no split.
+    pub patterns: Vec<String>,
 }
 
 fn byte_level(use_regex: bool, prefix_space: bool) -> Value {
@@ -78,12 +78,25 @@ pub fn render(encoder: &Encoder, prefix_space: bool) -> String {
                    "rstrip": false, "normalized": false, "special": true})
         })
         .collect();
+    let split = |p: &str| {
+        json!({"type": "Split", "pattern": {"Regex": interval_dialect(p, Dialect::Onig)},
+               "behavior": "Isolated", "invert": false})
+    };
     let pre_tokenizer = match pattern.as_str() {
+        _ if pattern.chain().is_some() => {
+            let mut parts: Vec<Value> = pattern
+                .chain()
+                .unwrap_or_default()
+                .iter()
+                .map(|p| split(p))
+                .collect();
+            parts.push(byte_level(false, prefix_space));
+            json!({"type": "Sequence", "pretokenizers": parts})
+        }
         "" => byte_level(false, prefix_space),
         GPT2_PATTERN | GPT2_ORIGINAL_PATTERN => byte_level(true, prefix_space),
         other => json!({"type": "Sequence", "pretokenizers": [
-            {"type": "Split", "pattern": {"Regex": interval_dialect(other, Dialect::Onig)},
-             "behavior": "Isolated", "invert": false},
+            split(other),
             byte_level(false, prefix_space),
         ]}),
     };
@@ -173,42 +186,66 @@ fn check_byte_level(v: &Value) -> Result<(bool, bool)> {
     ))
 }
 
-/// The pattern and `add_prefix_space` of a supported pre-tokenizer.
-fn pattern_of(pre: &Value) -> Result<(String, bool)> {
+/// The patterns and `add_prefix_space` of a supported pre-tokenizer: ByteLevel alone, or one or
+/// more isolating `Split`s followed by ByteLevel without its regex.
+fn pattern_of(pre: &Value) -> Result<(Vec<String>, bool)> {
     match pre.get("type").and_then(Value::as_str) {
         Some("ByteLevel") => {
             let (use_regex, prefix) = check_byte_level(pre)?;
-            let pattern = if use_regex { GPT2_PATTERN } else { "" };
-            Ok((pattern.to_string(), prefix))
+            let patterns = if use_regex {
+                vec![GPT2_PATTERN.to_string()]
+            } else {
+                Vec::new()
+            };
+            Ok((patterns, prefix))
         }
         Some("Sequence") => {
             let parts = pre
                 .get("pretokenizers")
                 .and_then(Value::as_array)
                 .ok_or_else(|| unsupported("pre-tokenizer", pre))?;
-            let [split, bl] = parts.as_slice() else {
+            let [splits @ .., bl] = parts.as_slice() else {
                 return Err(unsupported("pre-tokenizer sequence", pre));
             };
             let (use_regex, prefix) = check_byte_level(bl)?;
-            if use_regex {
+            if use_regex || splits.is_empty() {
                 return Err(unsupported(
                     "pre-tokenizer sequence (ByteLevel with use_regex after Split)",
                     pre,
                 ));
             }
-            let ok = split.get("type").and_then(Value::as_str) == Some("Split")
-                && split.get("behavior").and_then(Value::as_str) == Some("Isolated")
-                && split.get("invert").and_then(Value::as_bool) != Some(true);
-            let regex = split
-                .get("pattern")
-                .and_then(|p| p.get("Regex"))
-                .and_then(Value::as_str);
-            match (ok, regex) {
-                (true, Some(r)) => Ok((interval_dialect(r, Dialect::Rust), prefix)),
-                _ => Err(unsupported("pre-tokenizer", split)),
-            }
+            let patterns = splits
+                .iter()
+                .map(|split| {
+                    let ok = split.get("type").and_then(Value::as_str) == Some("Split")
+                        && split.get("behavior").and_then(Value::as_str) == Some("Isolated")
+                        && split.get("invert").and_then(Value::as_bool) != Some(true);
+                    let regex = split
+                        .get("pattern")
+                        .and_then(|p| p.get("Regex"))
+                        .and_then(Value::as_str);
+                    match (ok, regex) {
+                        (true, Some(r)) => Ok(interval_dialect(r, Dialect::Rust)),
+                        _ => Err(unsupported("pre-tokenizer", split)),
+                    }
+                })
+                .collect::<Result<_>>()?;
+            Ok((patterns, prefix))
         }
         _ => Err(unsupported("pre-tokenizer", pre)),
+    }
+}
+
+/// No normalizer: null, or a Sequence of none (DeepSeek's files have that).
+fn is_no_normalizer(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(n) => {
+            n.get("type").and_then(Value::as_str) == Some("Sequence")
+                && n.get("normalizers")
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty)
+        }
     }
 }
 
@@ -233,7 +270,7 @@ pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
             "{origin}: BPE byte_fallback is not supported"
         )));
     }
-    if !is_null(doc.get("normalizer")) {
+    if !is_no_normalizer(doc.get("normalizer")) {
         return Err(unsupported("normalizer", &doc["normalizer"]));
     }
     if let Some(pp) = doc.get("post_processor").filter(|v| !v.is_null()) {
@@ -246,9 +283,9 @@ pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
             return Err(unsupported("decoder", d));
         }
     }
-    let (pattern, prefix_space) = match doc.get("pre_tokenizer") {
+    let (patterns, prefix_space) = match doc.get("pre_tokenizer") {
         Some(p) if !p.is_null() => pattern_of(p)?,
-        _ => (String::new(), false),
+        _ => (Vec::new(), false),
     };
     let mut specials = Vec::new();
     for t in doc
@@ -300,7 +337,7 @@ pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
         merges,
         whole_lookup,
         prefix_space,
-        pattern,
+        patterns,
     })
 }
 

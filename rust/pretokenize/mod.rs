@@ -62,12 +62,18 @@ enum Engine {
     Regex(fancy_regex::Regex),
     /// No pre-tokenization: the whole text is one piece.
     Whole,
+    /// Several regexes in turn, each cutting every piece of the one before into its matches and
+    /// the text between them (HF's Sequence of `Split` pre-tokenizers with behavior `Isolated`,
+    /// as in DeepSeek-V3's tokenizer.json).
+    Isolated(Vec<fancy_regex::Regex>),
 }
 
 /// A compiled pre-tokenization pattern.
 #[derive(Clone, Debug)]
 pub struct Pattern {
     source: String,
+    /// The regexes of an [`Engine::Isolated`] chain (empty otherwise).
+    parts: Vec<String>,
     engine: Engine,
 }
 
@@ -95,13 +101,42 @@ impl Pattern {
         if let Engine::Scanner(_) = engine {
             classes::tables();
         }
-        Ok(Pattern { source, engine })
+        Ok(Pattern {
+            source,
+            parts: Vec::new(),
+            engine,
+        })
+    }
+
+    /// Regexes applied in turn, each isolating its matches within the pieces of the one before;
+    /// one regex is [`Pattern::new`]. Downside: every piece of every stage is a fancy-regex run.
+    pub fn isolated_splits(parts: &[String]) -> Result<Self> {
+        match parts {
+            [] => Ok(Self::whole()),
+            [one] => Self::new(one),
+            _ => Ok(Pattern {
+                source: parts.join(" then "),
+                parts: parts.to_vec(),
+                engine: Engine::Isolated(
+                    parts
+                        .iter()
+                        .map(|p| compile_regex(p))
+                        .collect::<Result<_>>()?,
+                ),
+            }),
+        }
+    }
+
+    /// The regexes of an [`Pattern::isolated_splits`] chain of two or more; None for one pattern.
+    pub fn chain(&self) -> Option<&[String]> {
+        (!self.parts.is_empty()).then_some(&self.parts[..])
     }
 
     /// The identity pattern: no splitting at all.
     pub fn whole() -> Self {
         Pattern {
             source: String::new(),
+            parts: Vec::new(),
             engine: Engine::Whole,
         }
     }
@@ -150,6 +185,12 @@ impl Pattern {
                     f(text)
                 }
             }
+            Engine::Isolated(res) => {
+                for (start, end) in isolated_spans(res, text)? {
+                    f(&text[start..end])?;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -197,6 +238,12 @@ impl Pattern {
                 } else {
                     f(&[(0, text.len())])
                 }
+            }
+            Engine::Isolated(res) => {
+                for batch in isolated_spans(res, text)?.chunks(SPAN_BATCH) {
+                    f(batch)?;
+                }
+                Ok(())
             }
         }
     }
@@ -289,6 +336,38 @@ fn regex_spans<'a>(
         m.map(|m| (m.start(), m.end()))
             .map_err(|e| Error::Pattern(format!("while matching: {e}")))
     })
+}
+
+/// The pieces of an [`Engine::Isolated`] chain: each regex cuts every piece so far into its
+/// matches and the (non-empty) text between them.
+fn isolated_spans(res: &[fancy_regex::Regex], text: &str) -> Result<Vec<Span>> {
+    let mut spans = if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![(0, text.len())]
+    };
+    for re in res {
+        let mut next = Vec::with_capacity(spans.len() * 2);
+        for (start, end) in spans {
+            let mut at = start;
+            for m in regex_spans(re, &text[start..end]) {
+                let (s, e) = m?;
+                let (s, e) = (start + s, start + e);
+                if s > at {
+                    next.push((at, s));
+                }
+                if e > s {
+                    next.push((s, e));
+                }
+                at = e;
+            }
+            if end > at {
+                next.push((at, end));
+            }
+        }
+        spans = next;
+    }
+    Ok(spans)
 }
 
 fn compile_regex(source: &str) -> Result<fancy_regex::Regex> {

@@ -169,3 +169,20 @@ fn names_resolve_to_patterns() {
     );
     assert!(Pattern::new("(unclosed").is_err());
 }
+
+#[test]
+fn isolated_splits_cut_each_piece_of_the_stage_before() {
+    let p = Pattern::isolated_splits(&[r"\d{1,2}".to_string(), r"[a-z]+".to_string()]).unwrap();
+    // Stage 1 isolates "12", "3"; stage 2 isolates letter runs in the rest; gaps stay pieces.
+    assert_eq!(
+        p.pieces("ab123cd ef").unwrap(),
+        ["ab", "12", "3", "cd", " ", "ef"]
+    );
+    assert_eq!(p.pieces("").unwrap(), Vec::<&str>::new());
+    assert_eq!(p.chain().unwrap().len(), 2);
+    // One regex is the plain pattern, not a chain.
+    assert!(Pattern::isolated_splits(&[CL100K_PATTERN.to_string()])
+        .unwrap()
+        .chain()
+        .is_none());
+}
