@@ -103,6 +103,32 @@ def test_encode_matches_api_and_tiktoken(encodings, name):
     assert json.loads(out) == want
 
 
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_encode_stream_is_encode_of_the_whole_input(encodings, name, corpus):
+    _, tk = encodings(name)
+    text = corpus["en"].read_text(encoding="utf-8") + "<|endoftext|>\r\n" + TEXT + "\n\n  "
+    out = ok("encode", "--encoding", name, "--stream", input=text)
+    assert [int(x) for x in out.split()] == tk.encode(text, allowed_special="all")
+    out = ok("encode", "--encoding", name, "--stream", "--json", input=text)
+    assert json.loads(out) == tk.encode(text, allowed_special="all")
+
+
+def test_encode_stream_refuses_text_arguments_and_bad_bytes():
+    r = run("encode", "--encoding", "cl100k_base", "--stream", "some", "text")
+    assert r.returncode == 2 and "--stream reads standard input" in r.stderr
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_PARENT, env.get("PYTHONPATH")) if p)
+    r = subprocess.run(
+        [sys.executable, "-m", "subword", "encode", "--encoding", "cl100k_base", "--stream"],
+        input=b"ok\n\xff\n",
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    stderr = r.stderr.decode("utf-8")
+    assert r.returncode == 2 and "not UTF-8" in stderr and "Traceback" not in stderr
+
+
 def test_encode_gpt2_is_r50k(encodings):
     _, tk = encodings("gpt2")
     assert json.loads(ok("encode", "--encoding", "gpt2", "--json", input=TEXT)) == tk.encode(TEXT)

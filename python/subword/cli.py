@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import io
 import json
 import os
 import sys
@@ -376,8 +377,45 @@ def _specials_as_tokens(enc) -> dict:
     return {"allowed_special": "all"} if isinstance(enc, Encoding) else {}
 
 
+def _stream_encode(enc, args) -> int:
+    """Standard input line by line through ``encode_iterable``: ids are written as they become
+    final, so memory stays small whatever the input's size."""
+    if args.text:
+        raise UserError("--stream reads standard input; give no text arguments")
+    if not isinstance(enc, Encoding):
+        raise UserError("--stream works with byte-level BPE encodings (--encoding, .tiktoken)")
+    buffer = getattr(sys.stdin, "buffer", None)
+    lines = (
+        io.TextIOWrapper(buffer, encoding="utf-8", errors="strict", newline="")
+        if buffer is not None
+        else sys.stdin
+    )
+    out = sys.stdout
+    sep, first = (", " if args.json else " "), True
+    if args.json:
+        out.write("[")
+    with _tokenizing():
+        try:
+            for i, token in enumerate(enc.encode_iterable(lines, **_specials_as_tokens(enc))):
+                if not first:
+                    out.write(sep)
+                out.write(str(token))
+                first = False
+                if i % 4096 == 4095:
+                    out.flush()
+        except UnicodeDecodeError as e:
+            out.write("\n")
+            raise UserError(
+                f"standard input: not UTF-8 text ({e.reason}, byte {e.start} of a line)"
+            ) from None
+    out.write("]\n" if args.json else "\n")
+    return 0
+
+
 def cmd_encode(args) -> int:
     enc = _load(args)
+    if args.stream:
+        return _stream_encode(enc, args)
     text = _text(args)
     with _tokenizing():
         ids = enc.encode(text, **_specials_as_tokens(enc))
@@ -797,6 +835,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("text", nargs="*", help="text (default: stdin)")
     e.add_argument("--json", action="store_true", help="print a JSON list")
+    e.add_argument(
+        "--stream",
+        action="store_true",
+        help="read stdin line by line and write ids as they are final (any input size)",
+    )
     e.set_defaults(func=cmd_encode)
 
     de = with_encoding(
