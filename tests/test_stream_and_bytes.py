@@ -107,10 +107,11 @@ def test_stream_of_every_corpus_line_by_line(pair, corpora):
     for path in corpora:
         text = path.read_text(encoding="utf-8")[:400_000]
         with open(path, encoding="utf-8", newline="") as f:
-            lines = []
+            lines, size = [], 0
             for line in f:
                 lines.append(line)
-                if sum(map(len, lines)) >= len(text):
+                size += len(line)
+                if size >= len(text):
                     break
         text = "".join(lines)
         assert list(sw.encode_iterable(lines)) == tk.encode(text, disallowed_special=()), path
