@@ -217,3 +217,33 @@ def test_deepseek_corpora_and_added_tokens(deepseek, corpora):
     assert isinstance(sw._pat_str, tuple) and len(sw._pat_str) == 3
     back = pickle.loads(pickle.dumps(sw))
     assert back.encode("pickled 123 你好") == sw.encode("pickled 123 你好")
+
+
+@given(text=textgen.texts)
+@settings(max_examples=N // 3, deadline=None)
+def test_deepseek_hf_dialect_is_hfs(deepseek, text):
+    sw, hf = deepseek
+    tok = _deepseek_tokenizer()
+    got, want = tok.encode(text), hf.encode(text)
+    assert (got.ids, got.tokens, got.offsets) == (want.ids, want.tokens, want.offsets)
+
+
+def _deepseek_tokenizer():
+    global _DS_TOKENIZER
+    if _DS_TOKENIZER is None:
+        path = refdata.open_model("deepseek_v3") / "deepseek_v3.json"
+        _DS_TOKENIZER = subword.Tokenizer.from_file(str(path))
+    return _DS_TOKENIZER
+
+
+_DS_TOKENIZER = None
+
+
+def test_deepseek_pipeline_round_trips(deepseek):
+    sw, hf = deepseek
+    tok = subword.Tokenizer.from_encoding(sw)
+    text = "Round 1234 trip 你好 ひらがな"
+    assert tok.encode(text).ids == hf.encode(text).ids
+    assert tok.to_encoding("again")._pat_str == sw._pat_str
+    with pytest.raises(ValueError, match="several Split pre-tokenizers"):
+        tok.train_from_iterator(["some text"], subword.trainers.BpeTrainer(vocab_size=300))

@@ -63,37 +63,40 @@ class Split:
 
 
 class Sequence:
-    """``Sequence([Split(regex), ByteLevel(use_regex=False)])``: a custom pattern, then bytes."""
+    """``Sequence([Split(regex), …, ByteLevel(use_regex=False)])``: one or more patterns, each
+    isolating its matches within the pieces of the one before (DeepSeek-V3 has three), then
+    bytes."""
 
     def __init__(self, pretokenizers: list):
+        *splits, last = list(pretokenizers) or [None]
         if (
-            len(pretokenizers) != 2
-            or not isinstance(pretokenizers[0], Split)
-            or not isinstance(pretokenizers[1], ByteLevel)
-            or pretokenizers[1].use_regex
+            not splits
+            or not all(isinstance(p, Split) for p in splits)
+            or not isinstance(last, ByteLevel)
+            or last.use_regex
         ):
             raise ValueError(
-                "only Sequence([Split(pattern), ByteLevel(use_regex=False)]) is supported"
+                "only Sequence([Split(pattern), …, ByteLevel(use_regex=False)]) is supported"
             )
         self.pretokenizers = list(pretokenizers)
-        self.add_prefix_space = pretokenizers[1].add_prefix_space
+        self.add_prefix_space = last.add_prefix_space
 
-    def _pattern(self) -> str:
-        return self.pretokenizers[0].pattern
+    def _pattern(self) -> str | list[str]:
+        """The pattern as the core takes it: one regex, or the list applied in turn."""
+        patterns = [p.pattern for p in self.pretokenizers[:-1]]
+        return patterns[0] if len(patterns) == 1 else patterns
 
     def _json(self) -> dict:
-        return {
-            "type": "Sequence",
-            "pretokenizers": [
-                {
-                    "type": "Split",
-                    "pattern": {"Regex": self._pattern()},
-                    "behavior": "Isolated",
-                    "invert": False,
-                },
-                self.pretokenizers[1]._json(),
-            ],
-        }
+        splits = [
+            {
+                "type": "Split",
+                "pattern": {"Regex": p.pattern},
+                "behavior": "Isolated",
+                "invert": False,
+            }
+            for p in self.pretokenizers[:-1]
+        ]
+        return {"type": "Sequence", "pretokenizers": [*splits, self.pretokenizers[-1]._json()]}
 
 
 class BertPreTokenizer:

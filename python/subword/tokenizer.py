@@ -13,7 +13,12 @@ from abc import ABCMeta
 from typing import Iterable, Sequence
 
 from . import _checks, _core, _files, decoders, pre_tokenizers
-from .encoding import Encoding, _retry_batch_without_surrogates, _retry_without_surrogates
+from .encoding import (
+    Encoding,
+    _pattern_of,
+    _retry_batch_without_surrogates,
+    _retry_without_surrogates,
+)
 from .models import BPE
 
 __all__ = ["Tokenizer", "Encoded"]
@@ -147,8 +152,14 @@ class Tokenizer:
         from .training import _warn_if_empty
 
         trainer = trainer or _default_trainer()
+        pattern = self._pre_tokenizer._pattern()
+        if not isinstance(pattern, str):
+            raise ValueError(
+                "training with several Split pre-tokenizers in a Sequence is not supported: "
+                "train with one Split (or ByteLevel), then set the pre-tokenizer"
+            )
         t = _core.Trainer(
-            self._pre_tokenizer._pattern(),
+            pattern,
             list(dict.fromkeys(self._added + trainer.special_tokens)),
             0,
             self._prefix_space(),
@@ -325,7 +336,7 @@ class Tokenizer:
         """The same model as a ``subword.Encoding`` (tiktoken API). Its ``encode`` adds no prefix
         space, even when this tokenizer's ByteLevel does."""
         core = self._ready()
-        return Encoding._from_core(name, core.pattern(), core)
+        return Encoding._from_core(name, _pattern_of(core), core)
 
     @classmethod
     def from_encoding(cls, enc: Encoding, add_prefix_space: bool = False) -> Tokenizer:
@@ -333,14 +344,15 @@ class Tokenizer:
         tok = cls(BPE())
         tok._core = enc._core
         pattern = enc._core.pattern()
-        if pattern in ("", _core.GPT2_PATTERN):
+        chain = enc._core.pattern_chain()
+        if chain is None and pattern in ("", _core.GPT2_PATTERN):
             tok._pre_tokenizer = pre_tokenizers.ByteLevel(
                 add_prefix_space=add_prefix_space, use_regex=bool(pattern)
             )
         else:
             tok._pre_tokenizer = pre_tokenizers.Sequence(
                 [
-                    pre_tokenizers.Split(pattern),
+                    *(pre_tokenizers.Split(p) for p in (chain or [pattern])),
                     pre_tokenizers.ByteLevel(add_prefix_space, use_regex=False),
                 ]
             )
@@ -349,10 +361,10 @@ class Tokenizer:
 
 def _pre_tokenizer_from_json(pre: dict | None, prefix: bool):
     if pre and pre.get("type") == "Sequence":
-        split, _ = pre["pretokenizers"]
+        *splits, _ = pre["pretokenizers"]  # the core accepted it: Splits, then ByteLevel
         return pre_tokenizers.Sequence(
             [
-                pre_tokenizers.Split(split["pattern"]["Regex"]),
+                *(pre_tokenizers.Split(split["pattern"]["Regex"]) for split in splits),
                 pre_tokenizers.ByteLevel(add_prefix_space=prefix, use_regex=False),
             ]
         )
