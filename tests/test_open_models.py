@@ -247,3 +247,67 @@ def test_deepseek_pipeline_round_trips(deepseek):
     assert tok.to_encoding("again")._pat_str == sw._pat_str
     with pytest.raises(ValueError, match="several Split pre-tokenizers"):
         tok.train_from_iterator(["some text"], subword.trainers.BpeTrainer(vocab_size=300))
+
+
+# --------------------------------------------------------------------------------------------
+# The same three against HF `tokenizers`, built here with HF's own classes from the same file:
+# a BPE whose merges are every split of every token into two tokens, in rank order, with
+# `ignore_merges` (the whole piece looked up first) — what makes HF's list-order merging choose
+# as rank merging does — the model's regex as an isolating Split, then ByteLevel; NFC for Qwen.
+
+_HF_BUILT: dict[str, object] = {}
+
+
+def _hf_built(name: str, sw: subword.Encoding, tk):
+    if name in _HF_BUILT:
+        return _HF_BUILT[name]
+    import gpt2files
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers
+    from tokenizers import pre_tokenizers as pt
+
+    b2u = gpt2files.bytes_to_unicode()
+
+    def uni(b: bytes) -> str:
+        return "".join(b2u[x] for x in b)
+
+    ranks = tk._mergeable_ranks
+    merges = [
+        (uni(tok[:k]), uni(tok[k:]))
+        for tok, _ in sorted(ranks.items(), key=lambda kv: kv[1])
+        for k in range(1, len(tok))
+        if tok[:k] in ranks and tok[k:] in ranks
+    ]
+    vocab = {uni(tok): rank for tok, rank in ranks.items()}
+    vocab.update(sw._special_tokens)  # so that HF gives the specials their ids
+    hf = Tokenizer(models.BPE(vocab, merges, ignore_merges=True))
+    if name == "qwen2":
+        hf.normalizer = normalizers.NFC()
+    hf.pre_tokenizer = pt.Sequence(
+        [
+            pt.Split(Regex(sw._pat_str), behavior="isolated"),
+            pt.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    hf.decoder = decoders.ByteLevel()
+    hf.add_special_tokens(
+        [AddedToken(t, special=True, normalized=False) for t in sorted(sw.special_tokens_set)]
+    )
+    _HF_BUILT[name] = hf
+    return hf
+
+
+@given(text=textgen.texts)
+@settings(max_examples=N // 3, deadline=None)
+def test_ids_are_hf_tokenizers_built_from_the_same_file(model, text):
+    sw, tk = model
+    assume_same_unicode(sw, text)
+    hf = _hf_built(sw.name, sw, tk)
+    assert sw.encode(text, allowed_special="all") == hf.encode(text).ids
+
+
+def test_hf_built_tokenizers_on_every_corpus(model, corpora):
+    sw, tk = model
+    hf = _hf_built(sw.name, sw, tk)
+    for path in corpora:
+        text = path.read_text(encoding="utf-8")[:200_000]
+        assert sw.encode(text, allowed_special="all") == hf.encode(text).ids, path
