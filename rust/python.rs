@@ -455,6 +455,9 @@ impl PyCore {
         if !hf.whole_lookup {
             encoder = encoder.without_whole_lookup();
         }
+        if hf.nfc {
+            encoder = encoder.with_nfc();
+        }
         Ok((wrap(encoder, Some(merges))?, hf.prefix_space))
     }
 

@@ -311,3 +311,20 @@ def test_hf_built_tokenizers_on_every_corpus(model, corpora):
     for path in corpora:
         text = path.read_text(encoding="utf-8")[:200_000]
         assert sw.encode(text, allowed_special="all") == hf.encode(text).ids, path
+
+
+def test_qwen_tokenizer_json_keeps_nfc(tmp_path):
+    import tokenizers
+
+    sw = _load("qwen2")
+    path = tmp_path / "qwen2.json"
+    sw.save_hf(path)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    decomposed = "cafe\u0301 na\u0308ive \u1100\u1161\u11a8"
+    assert sw.encode(decomposed) == hf.encode(decomposed).ids
+    assert subword.Encoding.from_hf_file(path).encode(decomposed) == sw.encode(decomposed)
+    tok = subword.Tokenizer.from_file(str(path))
+    composed = unicodedata.normalize("NFC", decomposed)
+    assert tok.encode(composed).offsets == hf.encode(composed).offsets
+    with pytest.raises(ValueError, match="offsets through a normalizer"):
+        tok.encode(decomposed)

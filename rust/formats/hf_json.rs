@@ -25,6 +25,8 @@ pub struct HfBpe {
     pub whole_lookup: bool,
     /// ByteLevel `add_prefix_space`: a space is put before each stretch of text between specials.
     pub prefix_space: bool,
+    /// An NFC normalizer (Qwen's files): texts are put in NFC first.
+    pub nfc: bool,
     /// The pre-tokenization regexes, applied in turn (`Pattern::isolated_splits`); none = no split.
     pub patterns: Vec<String>,
 }
@@ -105,7 +107,7 @@ pub fn render(encoder: &Encoder, prefix_space: bool) -> String {
         "truncation": null,
         "padding": null,
         "added_tokens": added,
-        "normalizer": null,
+        "normalizer": if encoder.normalizes_nfc() { json!({"type": "NFC"}) } else { Value::Null },
         "pre_tokenizer": pre_tokenizer,
         "post_processor": null,
         "decoder": byte_level(true, false),
@@ -236,16 +238,20 @@ fn pattern_of(pre: &Value) -> Result<(Vec<String>, bool)> {
     }
 }
 
-/// No normalizer: null, or a Sequence of none (DeepSeek's files have that).
-fn is_no_normalizer(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => true,
-        Some(n) => {
-            n.get("type").and_then(Value::as_str) == Some("Sequence")
-                && n.get("normalizers")
-                    .and_then(Value::as_array)
-                    .is_some_and(Vec::is_empty)
-        }
+/// Whether the normalizer is NFC (true) or none (false): null, a Sequence of none (DeepSeek's
+/// files), `NFC` or a Sequence of just NFC (Qwen's); anything else is unsupported.
+fn normalizer_is_nfc(v: Option<&Value>) -> Result<bool> {
+    let Some(n) = v.filter(|n| !n.is_null()) else {
+        return Ok(false);
+    };
+    match n.get("type").and_then(Value::as_str) {
+        Some("NFC") => Ok(true),
+        Some("Sequence") => match n.get("normalizers").and_then(Value::as_array) {
+            Some(list) if list.is_empty() => Ok(false),
+            Some(list) if list.len() == 1 => normalizer_is_nfc(list.first()),
+            _ => Err(unsupported("normalizer", n)),
+        },
+        _ => Err(unsupported("normalizer", n)),
     }
 }
 
@@ -270,9 +276,7 @@ pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
             "{origin}: BPE byte_fallback is not supported"
         )));
     }
-    if !is_no_normalizer(doc.get("normalizer")) {
-        return Err(unsupported("normalizer", &doc["normalizer"]));
-    }
+    let nfc = normalizer_is_nfc(doc.get("normalizer"))?;
     if let Some(pp) = doc.get("post_processor").filter(|v| !v.is_null()) {
         if pp.get("type").and_then(Value::as_str) != Some("ByteLevel") {
             return Err(unsupported("post-processor", pp));
@@ -337,6 +341,7 @@ pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
         merges,
         whole_lookup,
         prefix_space,
+        nfc,
         patterns,
     })
 }
