@@ -18,6 +18,7 @@ import refdata
 import subword
 import textgen
 from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 N = refdata.hypothesis_examples(local=200, ci=3000)
 MODELS = ["llama3", "qwen2", "tekken"]
@@ -328,3 +329,15 @@ def test_qwen_tokenizer_json_keeps_nfc(tmp_path):
     assert tok.encode(composed).offsets == hf.encode(composed).offsets
     with pytest.raises(ValueError, match="offsets through a normalizer"):
         tok.encode(decomposed)
+
+
+@given(text=textgen.texts, points=st.lists(st.integers(0, 10_000), max_size=10))
+@settings(max_examples=N // 3, deadline=None)
+def test_streams_cut_anywhere(model, deepseek, text, points):
+    points = sorted({p % (len(text) + 1) for p in points})
+    bounds = [0, *points, len(text)]
+    chunks = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    for sw in (model[0], deepseek[0]):
+        want = sw.encode(text, disallowed_special=())
+        got = sw.encode_iterable(chunks, disallowed_special=(), _min_try=1)
+        assert list(got) == want, sw.name

@@ -11,7 +11,10 @@
 //! a whitespace run that ends before `w` is followed by a non-space char already seen, and the
 //! run that reaches the end starts at `w`, so a piece before it ending at `e + 3 <= w` never
 //! touches it. The patterns have no lookbehind, so what follows a final piece is encoded as if
-//! it were a text of its own.
+//! it were a text of its own. DeepSeek-V3's chain is of the same kind: its digit chunks are
+//! decided by the next char, its CJK runs too, and inside the rest its regex looks no further
+//! than the one above (its text between matches ends where a match starts, which the chars
+//! already seen show).
 //!
 //! Special tokens: an allowed special that starts more than `longest - 1` bytes before the end
 //! is wholly in view, so they are only searched up to there, and the stretch before one is final

@@ -20,6 +20,12 @@ pub const LO: u16 = 1 << 7;
 pub const M: u16 = 1 << 8;
 /// `\r` or `\n`.
 pub const CRLF: u16 = 1 << 9;
+/// Punctuation, `\p{P}`.
+pub const P: u16 = 1 << 10;
+/// Symbols, `\p{S}`.
+pub const SYM: u16 = 1 << 11;
+/// The CJK ranges DeepSeek-V3 isolates: `[一-龥぀-ゟ゠-ヿ]` (U+4E00–9FA5, U+3040–30FF).
+pub const HAN_KANA: u16 = 1 << 12;
 
 /// "Other": neither whitespace, letter nor number (`[^\s\p{L}\p{N}]`).
 #[inline(always)]
@@ -62,6 +68,12 @@ fn build() -> Tables {
         (r"\p{Lo}", LO),
         (r"\p{M}", M),
         (r"[\r\n]", CRLF),
+        (r"\p{P}", P),
+        (r"\p{S}", SYM),
+        (
+            "[\u{4E00}-\u{9FA5}\u{3040}-\u{309F}\u{30A0}-\u{30FF}]",
+            HAN_KANA,
+        ),
     ] {
         for (lo, hi) in class_ranges(pattern) {
             for c in lo..=hi {

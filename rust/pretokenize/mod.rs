@@ -8,10 +8,12 @@
 mod classes;
 pub mod safe_cut;
 mod scan_cl100k;
+mod scan_deepseek;
 mod scan_gpt2;
 mod scan_o200k;
 
 use crate::error::{Error, Result};
+pub use scan_deepseek::DEEPSEEK_V3_SPLITS;
 
 pub const GPT2_PATTERN: &str =
     r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
@@ -54,6 +56,7 @@ enum Scanner {
     Llama3,
     Qwen2,
     Tekken,
+    DeepSeekV3,
 }
 
 #[derive(Clone, Debug)]
@@ -111,9 +114,19 @@ impl Pattern {
     /// Regexes applied in turn, each isolating its matches within the pieces of the one before;
     /// one regex is [`Pattern::new`]. Downside: every piece of every stage is a fancy-regex run.
     pub fn isolated_splits(parts: &[String]) -> Result<Self> {
+        let deepseek = parts.len() == DEEPSEEK_V3_SPLITS.len()
+            && parts.iter().zip(DEEPSEEK_V3_SPLITS).all(|(a, b)| a == b);
         match parts {
             [] => Ok(Self::whole()),
             [one] => Self::new(one),
+            _ if deepseek => {
+                classes::tables();
+                Ok(Pattern {
+                    source: parts.join(" then "),
+                    parts: parts.to_vec(),
+                    engine: Engine::Scanner(Scanner::DeepSeekV3),
+                })
+            }
             _ => Ok(Pattern {
                 source: parts.join(" then "),
                 parts: parts.to_vec(),
@@ -171,6 +184,7 @@ impl Pattern {
             Engine::Scanner(Scanner::Llama3) => scan_all(text, scan_cl100k::next_end_llama3, f),
             Engine::Scanner(Scanner::Qwen2) => scan_all(text, scan_cl100k::next_end_qwen2, f),
             Engine::Scanner(Scanner::Tekken) => scan_all(text, scan_o200k::next_end_tekken, f),
+            Engine::Scanner(Scanner::DeepSeekV3) => scan_all(text, scan_deepseek::next_end, f),
             Engine::Regex(re) => {
                 for span in regex_spans(re, text) {
                     let (start, end) = span?;
@@ -216,6 +230,9 @@ impl Pattern {
             }
             Engine::Scanner(Scanner::Tekken) => {
                 scan_batches(text, scan_o200k::next_end_tekken, spans, f)
+            }
+            Engine::Scanner(Scanner::DeepSeekV3) => {
+                scan_batches(text, scan_deepseek::next_end, spans, f)
             }
             Engine::Regex(re) => {
                 let mut n = 0;

@@ -124,6 +124,50 @@ fn tekken_scanner_matches_regex() {
     check(TEKKEN_PATTERN, 200_000, 0x5eed_0003_7e44_e300);
 }
 
+/// The DeepSeek-V3 scanner against the same three regexes run as a chain on fancy-regex.
+fn check_deepseek(texts: impl Iterator<Item = String>) {
+    let parts: Vec<String> = DEEPSEEK_V3_SPLITS.iter().map(|s| s.to_string()).collect();
+    let scanner = Pattern::isolated_splits(&parts).unwrap();
+    assert!(matches!(
+        scanner.engine,
+        Engine::Scanner(Scanner::DeepSeekV3)
+    ));
+    let res: Vec<fancy_regex::Regex> = parts.iter().map(|p| compile_regex(p).unwrap()).collect();
+    for text in texts {
+        let want: Vec<&str> = isolated_spans(&res, &text)
+            .unwrap()
+            .into_iter()
+            .map(|(s, e)| &text[s..e])
+            .collect();
+        assert_eq!(scanner.pieces(&text).unwrap(), want, "on {text:?}");
+    }
+}
+
+#[test]
+fn deepseek_scanner_matches_the_regex_chain() {
+    const EXTRA: &[&str] = &[
+        "一", "龥", "ぁ", "ゟ", "゠", "ヿ", "ー", "\u{3099}", "゛", "・", "\u{3097}", "〇",
+        "\u{0}", "\u{7}", "\u{200b}", "\u{e000}", "$", "+", "@", "[", "~", "`", "^", "|", "1",
+        "12", "١",
+    ];
+    let mut rng = Rng(0x5eed_0004_d33b_5eec);
+    check_deepseek((0..200_000).map(|_| {
+        let len = (rng.next() % 24) as usize;
+        (0..len)
+            .map(|_| {
+                let k = rng.next() as usize;
+                if k.is_multiple_of(3) {
+                    EXTRA[(k / 3) % EXTRA.len()]
+                } else {
+                    ALPHABET[(k / 3) % ALPHABET.len()]
+                }
+            })
+            .collect()
+    }));
+    let mut rng = Rng(0x5eed_0005_a5c1_1000);
+    check_deepseek((0..100_000).map(|_| random_ascii_text(&mut rng)));
+}
+
 #[test]
 fn scanners_match_regex_on_corpora() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
@@ -142,6 +186,7 @@ fn scanners_match_regex_on_corpora() {
             end -= 1;
         }
         let text = &text[..end];
+        check_deepseek(std::iter::once(text.to_string()));
         for pattern in [
             GPT2_PATTERN,
             CL100K_PATTERN,
