@@ -142,7 +142,16 @@ def test_minimal_file_loads():
 @pytest.mark.parametrize(
     "overrides, named",
     [
-        ({"normalizer": {"type": "NFC"}}, "NFC"),
+        ({"normalizer": {"type": "NFKC"}}, "NFKC"),
+        (
+            {
+                "normalizer": {
+                    "type": "Sequence",
+                    "normalizers": [{"type": "NFC"}, {"type": "Lowercase"}],
+                }
+            },
+            "Lowercase",
+        ),
         ({"pre_tokenizer": {"type": "Whitespace"}}, "Whitespace"),
         ({"model_type": "WordPiece"}, "WordPiece"),
         ({"post_processor": {"type": "TemplateProcessing"}}, "TemplateProcessing"),

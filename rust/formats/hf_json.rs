@@ -156,7 +156,7 @@ fn interval_dialect(pattern: &str, to: Dialect) -> String {
 fn unsupported(what: &str, v: &Value) -> Error {
     Error::invalid(format!(
         "tokenizer.json: unsupported {what} {}; subword reads byte-level BPE files \
-         (ByteLevel pre-tokenizer, optionally after a Split regex; no normalizer)",
+         (ByteLevel pre-tokenizer, optionally after Split regexes; no normalizer, or NFC)",
         short(v)
     ))
 }
@@ -249,7 +249,14 @@ fn normalizer_is_nfc(v: Option<&Value>) -> Result<bool> {
         Some("Sequence") => match n.get("normalizers").and_then(Value::as_array) {
             Some(list) if list.is_empty() => Ok(false),
             Some(list) if list.len() == 1 => normalizer_is_nfc(list.first()),
-            _ => Err(unsupported("normalizer", n)),
+            // Name the member that cannot be had, not the Sequence around it.
+            Some(list) => Err(unsupported(
+                "normalizer",
+                list.iter()
+                    .find(|m| m.get("type").and_then(Value::as_str) != Some("NFC"))
+                    .unwrap_or(n),
+            )),
+            None => Err(unsupported("normalizer", n)),
         },
         _ => Err(unsupported("normalizer", n)),
     }
