@@ -243,3 +243,18 @@ def test_encode_single_piece(pair):
     sw, tk = pair
     for piece in [b"helloqqqq", b" world", b"\xff\xfe", "한국어".encode()]:
         assert sw._encode_single_piece(piece) == tk._encode_single_piece(piece)
+
+
+@given(text=textgen.with_specials(SPECIALS_CASES), points=st.lists(st.integers(0, 10_000)))
+@settings(max_examples=N // 3, deadline=None)
+def test_hf_dialect_tokenizer_streams_its_encode(encodings, text, points):
+    sw, _ = encodings("cl100k_base")
+    tok = subword.Tokenizer.from_encoding(sw)
+    assert list(tok.encode_iterable(cut(text, points))) == tok.encode(text).ids
+
+
+def test_hf_dialect_stream_refuses_prefix_space(encodings):
+    sw, _ = encodings("r50k_base")
+    tok = subword.Tokenizer.from_encoding(sw, add_prefix_space=True)
+    with pytest.raises(ValueError, match="add_prefix_space"):
+        tok.encode_iterable(["a", "b"])

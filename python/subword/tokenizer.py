@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from abc import ABCMeta
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from . import _checks, _core, _files, decoders, pre_tokenizers
 from .encoding import (
@@ -18,6 +18,7 @@ from .encoding import (
     _pattern_of,
     _retry_batch_without_surrogates,
     _retry_without_surrogates,
+    _stream_ids,
 )
 from .models import BPE
 
@@ -219,6 +220,20 @@ class Tokenizer:
 
     def _detailed(self, text: str):
         return _retry_without_surrogates(self._ready().encode_detailed, text, self._prefix_space())
+
+    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
+        """The ids of the concatenation of the strings ``iterable`` yields, as soon as no later
+        string can change them: ``encode("".join(iterable)).ids``, in bounded memory (see
+        ``Encoding.encode_iterable``). Not with ``add_prefix_space``, whose space goes before each
+        stretch between specials (encode each text instead)."""
+        if self._prefix_space():
+            raise ValueError(
+                "encode_iterable does not support ByteLevel(add_prefix_space=True): the space goes "
+                "before each stretch of text between specials; encode the texts one by one, or "
+                "set add_prefix_space=False"
+            )
+        stream = self._ready().stream("all", ())
+        return _stream_ids(stream, iter(iterable))
 
     def encode_batch(
         self, inputs: Sequence[str], is_pretokenized: bool = False, add_special_tokens: bool = True
