@@ -160,6 +160,24 @@ pub fn len_before(b: &[u8], end: usize) -> usize {
     end - k
 }
 
+/// End of `\p{N}{1,max}` at `i`, whose char (of `n0` bytes) is a digit: the patterns cut a run of
+/// digits into pieces of at most `max`, counted from the run's start.
+#[inline(always)]
+pub fn digits_end(t: &Tables, b: &[u8], i: usize, n0: usize, max: usize) -> usize {
+    let mut j = i + n0;
+    for _ in 1..max {
+        if j >= b.len() {
+            break;
+        }
+        let (c, n) = t.at(b, j);
+        if c & N == 0 {
+            break;
+        }
+        j += n;
+    }
+    j
+}
+
 /// End of the maximal run of chars starting at `i` whose class satisfies `keep`.
 #[inline(always)]
 pub fn run_end(t: &Tables, b: &[u8], mut i: usize, keep: impl Fn(u16) -> bool) -> usize {

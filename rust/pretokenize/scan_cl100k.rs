@@ -15,7 +15,9 @@
 //!   cl100k's `\s++$` takes the whole run (`END_RUN`).
 //! - Qwen 2's: Llama 3's with single digits (`DIGITS` = 1).
 
-use super::classes::{ascii_letters_end, is_other, len_before, run_end, Tables, CRLF, L, N, S};
+use super::classes::{
+    ascii_letters_end, digits_end, is_other, len_before, run_end, Tables, CRLF, L, N, S,
+};
 
 #[inline]
 fn contraction(t: &Tables, b: &[u8], i: usize) -> Option<usize> {
@@ -72,18 +74,7 @@ fn next_end_of<const DIGITS: usize, const END_RUN: bool>(t: &Tables, b: &[u8], i
         return run_end(t, b, ascii_letters_end(b, i), |c| c & L != 0);
     }
     if c0 & N != 0 {
-        let mut j = i + n0;
-        for _ in 1..DIGITS {
-            if j >= b.len() {
-                break;
-            }
-            let (c, n) = t.at(b, j);
-            if c & N == 0 {
-                break;
-            }
-            j += n;
-        }
-        return j;
+        return digits_end(t, b, i, n0, DIGITS);
     }
     // `[^\r\n\p{L}\p{N}]?+\p{L}++`: a single non-letter, non-digit, non-line-break char leading letters.
     let next = if i + n0 < b.len() {

@@ -14,7 +14,7 @@
 //! its own up to the next position where one does — what the regex engine's search skips over.
 
 use super::classes::{
-    ascii_letters_end, len_before, run_end, Tables, CRLF, HAN_KANA, L, M, N, P, S, SYM,
+    ascii_letters_end, digits_end, len_before, run_end, Tables, CRLF, HAN_KANA, L, M, N, P, S, SYM,
 };
 
 /// The three regexes as tokenizer.json gives them (as read into fancy-regex's dialect).
@@ -36,18 +36,7 @@ pub const DEEPSEEK_V3_SPLITS: [&str; 3] = [
 pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
     let (c0, n0) = t.at(b, i);
     if c0 & N != 0 {
-        let mut j = i + n0;
-        for _ in 1..3 {
-            if j >= b.len() {
-                break;
-            }
-            let (c, n) = t.at(b, j);
-            if c & N == 0 {
-                break;
-            }
-            j += n;
-        }
-        return j;
+        return digits_end(t, b, i, n0, 3);
     }
     // The window is never measured up front (that would rescan it for every piece): every run
     // and look-ahead below stops at the first char outside it instead.

@@ -12,7 +12,8 @@
 //! digits: the same scanner with `CONTRACTIONS` off and `DIGITS` = 1.
 
 use super::classes::{
-    ascii_lower_end, is_other, len_before, run_end, Tables, CRLF, L, LL, LM, LO, LT, LU, M, N, S,
+    ascii_lower_end, digits_end, is_other, len_before, run_end, Tables, CRLF, L, LL, LM, LO, LT,
+    LU, M, N, S,
 };
 
 const U: u16 = LU | LT | LM | LO | M;
@@ -108,18 +109,7 @@ fn next_end_of<const CONTRACTIONS: bool, const DIGITS: usize>(
         }
     }
     if c0 & N != 0 {
-        let mut j = i + n0;
-        for _ in 1..DIGITS {
-            if j >= b.len() {
-                break;
-            }
-            let (c, n) = t.at(b, j);
-            if c & N == 0 {
-                break;
-            }
-            j += n;
-        }
-        return j;
+        return digits_end(t, b, i, n0, DIGITS);
     }
     let others_from = if is_other(c0) {
         Some(i)
