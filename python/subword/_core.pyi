@@ -7,9 +7,16 @@ from typing import Literal
 GPT2_PATTERN: str
 CL100K_PATTERN: str
 O200K_PATTERN: str
+LLAMA3_PATTERN: str
+QWEN2_PATTERN: str
+TEKKEN_PATTERN: str
 
 _Special = Literal["all"] | Iterable[str]
+# One regex (or a built-in name), or regexes that isolate their matches in turn.
+_Pattern = str | Sequence[str]
 
+def parse_tiktoken_ranks(data: bytes, origin: str) -> dict[bytes, int]: ...
+def render_tiktoken_ranks(ranks: dict[bytes, int]) -> bytes: ...
 def set_num_threads(num_threads: int) -> None:
     """Threads for one long text (0 = every core, 1 = never parallel)."""
 
@@ -25,12 +32,24 @@ class CoreBPE:
     """The Rust encoder behind ``subword.Encoding`` and ``subword.Tokenizer``."""
 
     def __init__(
-        self, mergeable_ranks: dict[bytes, int], special_tokens: dict[str, int], pattern: str
+        self,
+        mergeable_ranks: dict[bytes, int],
+        special_tokens: dict[str, int],
+        pattern: _Pattern,
+        normalize: Literal["NFC"] | None = None,
     ) -> None: ...
     @staticmethod
     def from_tiktoken_file(
-        path: str | PathLike[str], special_tokens: list[tuple[str, int]], pattern: str
+        path: str | PathLike[str],
+        special_tokens: list[tuple[str, int]],
+        pattern: _Pattern,
+        normalize: Literal["NFC"] | None = None,
     ) -> CoreBPE: ...
+    @staticmethod
+    def from_tekken_file(path: str | PathLike[str]) -> tuple[CoreBPE, str]:
+        """Returns the core and the file's pattern."""
+    def normalize(self) -> Literal["NFC"] | None: ...
+    def pattern_chain(self) -> list[str] | None: ...
     @staticmethod
     def from_gpt2_files(
         encoder_json: str | PathLike[str], vocab_bpe: str | PathLike[str], pattern: str
