@@ -183,3 +183,25 @@ def test_pickle_by_name_and_by_content(encodings):
     back = pickle.loads(pickle.dumps(custom))
     assert back.encode("<|pickle|>", allowed_special="all") == [100_000]
     assert back.encode("hello world") == sw.encode("hello world")
+
+
+def test_own_names_never_import_plugins(tmp_path):
+    # A plugin that cannot be imported (e.g. it needs tiktoken, which is not installed) must not
+    # break subword's own encodings; tiktoken's names are served without looking at plugins.
+    (tmp_path / "tiktoken_ext").mkdir()
+    (tmp_path / "tiktoken_ext" / "broken_plugin.py").write_text("import no_such_module_here\n")
+    script = textwrap.dedent(
+        """
+        import subword.tiktoken as tiktoken
+        print(tiktoken.get_encoding("r50k_base").encode("hello world"))
+        try:
+            tiktoken.get_encoding("not_a_known_name")
+        except ImportError as e:
+            print("ImportError", e.name)
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), *sys.path]))
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    ).stdout.splitlines()
+    assert out == ["[31373, 995]", "ImportError no_such_module_here"]

@@ -92,11 +92,10 @@ impl Encoder {
         let done = self.emit_final(s, false, out)?;
         let keep = s.rules.longest_forbidden().saturating_sub(1);
         if keep > 0 {
-            s.released_tail.push_str(&s.held[..done]);
-            let mut cut = s.released_tail.len().saturating_sub(keep);
-            while !s.released_tail.is_char_boundary(cut) {
-                cut -= 1;
-            }
+            // Only the last `keep` bytes can matter; copy no more of what is let go than that.
+            s.released_tail
+                .push_str(&s.held[floor_boundary(&s.held, done.saturating_sub(keep))..done]);
+            let cut = floor_boundary(&s.released_tail, s.released_tail.len().saturating_sub(keep));
             s.released_tail.drain(..cut);
         }
         s.held.drain(..done);
@@ -124,10 +123,7 @@ impl Encoder {
         }
         let mut in_view = text.len();
         if s.longest_split > 0 && !at_end {
-            in_view = in_view.saturating_sub(s.longest_split - 1);
-            while !text.is_char_boundary(in_view) {
-                in_view -= 1;
-            }
+            in_view = floor_boundary(text, in_view.saturating_sub(s.longest_split - 1));
         }
         let mut start = 0;
         if let Some(ac) = &s.rules.split {
@@ -169,4 +165,12 @@ impl Encoder {
         self.encode_spans(open, &spans[..n], out)?;
         Ok(start + spans[..n].last().map_or(0, |&(_, end)| end))
     }
+}
+
+/// The char boundary of `text` at or before `i`.
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }

@@ -78,13 +78,16 @@ def get_encoding(encoding_name: str) -> Encoding:
 
 
 def _make(name: str) -> Encoding:
-    plugins = _find_constructors()
+    # subword's own names first, without importing any plugin (a plugin may need tiktoken).
     if name in _own.list_encoding_names():
         try:
             return _own.get_encoding(name)
         except _own.RanksNotFoundError:
+            plugins = _find_constructors()
             if name not in plugins:
                 raise
+            return Encoding(**plugins[name]())
+    plugins = _find_constructors()
     if name not in plugins:
         raise ValueError(
             f"Unknown encoding {name}.\n"
