@@ -274,6 +274,21 @@ fn build(
     wrap(encoder, None)
 }
 
+/// The core for a parsed byte-level BPE tokenizer.json, and its `add_prefix_space`.
+fn from_hf(hf: hf_json::HfBpe) -> PyResult<(PyCore, bool)> {
+    let pattern = Pattern::isolated_splits(&hf.patterns).map_err(to_py)?;
+    let merges = hf.merges.clone();
+    let vocab = Vocab::with_merges(hf.ranks, hf.specials, &hf.merges).map_err(to_py)?;
+    let mut encoder = Encoder::new(vocab, pattern).map_err(to_py)?;
+    if !hf.whole_lookup {
+        encoder = encoder.without_whole_lookup();
+    }
+    if hf.nfc {
+        encoder = encoder.with_nfc();
+    }
+    Ok((wrap(encoder, Some(merges))?, hf.prefix_space))
+}
+
 fn wrap(encoder: Encoder, merges: Option<Vec<(Vec<u8>, Vec<u8>)>>) -> PyResult<PyCore> {
     let inner = Arc::new(encoder);
     let ints = py_ints(inner.vocab().max_token_value() + 1);
@@ -442,23 +457,21 @@ impl PyCore {
         ))
     }
 
-    /// A byte-level BPE `tokenizer.json` of HF tokenizers; also returns its `add_prefix_space`.
+    /// A byte-level BPE `tokenizer.json` of HF tokenizers, given as text; also returns its
+    /// `add_prefix_space`.
     #[staticmethod]
     fn from_hf_json(py: Python<'_>, text: &str, origin: &str) -> PyResult<(Self, bool)> {
         let hf = py
             .allow_threads(|| hf_json::parse(text, origin))
             .map_err(to_py)?;
-        let pattern = Pattern::isolated_splits(&hf.patterns).map_err(to_py)?;
-        let merges = hf.merges.clone();
-        let vocab = Vocab::with_merges(hf.ranks, hf.specials, &hf.merges).map_err(to_py)?;
-        let mut encoder = Encoder::new(vocab, pattern).map_err(to_py)?;
-        if !hf.whole_lookup {
-            encoder = encoder.without_whole_lookup();
-        }
-        if hf.nfc {
-            encoder = encoder.with_nfc();
-        }
-        Ok((wrap(encoder, Some(merges))?, hf.prefix_space))
+        from_hf(hf)
+    }
+
+    /// [`Self::from_hf_json`] reading the file here, so its text never passes through Python.
+    #[staticmethod]
+    fn from_hf_file(py: Python<'_>, path: PathBuf) -> PyResult<(Self, bool)> {
+        let hf = py.allow_threads(|| hf_json::load(&path)).map_err(to_py)?;
+        from_hf(hf)
     }
 
     #[pyo3(signature = (prefix_space=false))]

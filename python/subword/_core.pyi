@@ -57,6 +57,9 @@ class CoreBPE:
     @staticmethod
     def from_hf_json(text: str, origin: str) -> tuple[CoreBPE, bool]:
         """Returns the core and the file's ByteLevel ``add_prefix_space``."""
+    @staticmethod
+    def from_hf_file(path: str | PathLike[str]) -> tuple[CoreBPE, bool]:
+        """``from_hf_json`` reading the file in Rust."""
     def to_hf_json(self, prefix_space: bool = False) -> str: ...
     def dump_tiktoken(self, path: str | PathLike[str]) -> None: ...
     def encode_ordinary(self, text: str) -> list[int]: ...

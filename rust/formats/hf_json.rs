@@ -262,6 +262,11 @@ fn normalizer_is_nfc(v: Option<&Value>) -> Result<bool> {
     }
 }
 
+/// [`parse`] of the file at `path`; errors name it.
+pub fn load(path: &std::path::Path) -> Result<HfBpe> {
+    parse(&super::read_text(path)?, &path.display().to_string())
+}
+
 pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
     let doc = super::parse_json(text, origin)?;
     let model = doc

@@ -40,6 +40,12 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
     })
 }
 
+/// Read a whole file as UTF-8 text; errors name the path.
+pub fn read_text(path: &Path) -> Result<String> {
+    String::from_utf8(read(path)?)
+        .map_err(|e| Error::invalid(format!("{}: not UTF-8 ({e})", path.display())))
+}
+
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, synced, then renamed
 /// over the target, so readers never see a half-written vocabulary.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {

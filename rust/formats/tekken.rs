@@ -7,7 +7,7 @@
 //! a `special_tokens` list (version v3 and older) get Mistral's built-in list, padded with
 //! `<SPECIAL_i>` up to `n_special`, as `mistral_common` does.
 
-use super::{json_u32, parse_json, read};
+use super::{json_u32, parse_json, read_text};
 use crate::error::{Error, Result};
 use crate::vocab::Rank;
 use base64::engine::general_purpose::STANDARD;
@@ -48,10 +48,7 @@ pub struct Tekken {
 
 pub fn load(path: &Path) -> Result<Tekken> {
     let origin = path.display().to_string();
-    let bytes = read(path)?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| Error::invalid(format!("{origin}: not UTF-8 ({e})")))?;
-    parse(&parse_json(text, &origin)?, &origin)
+    parse(&parse_json(&read_text(path)?, &origin)?, &origin)
 }
 
 pub fn parse(doc: &Value, origin: &str) -> Result<Tekken> {
