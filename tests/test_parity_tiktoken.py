@@ -219,7 +219,7 @@ def test_surrogates(pair, text):
 # long runs
 
 
-RUNS = ["a", " ", "!", "\n", "0123456789", "中", "ab"]
+RUNS = ["a", " ", "!", "\n", "0123456789", "中", "ab", "=", "가", "🙂", "abc"]
 
 
 def _run(unit: str, nbytes: int) -> str:
@@ -247,6 +247,40 @@ def test_long_run_1mb(pair, unit):
             raise
         return
     assert_ids(ids, want, tk)
+
+
+# Pieces of 512 bytes or more are merged by backtracking (rust/encode/backtrack.rs), which
+# hands a piece back to the heap merge when its search runs over budget; BPE is not prefix-stable
+# ("=" * 80 is one cl100k token, longer runs are 64s), so every length around the token sizes.
+RUN_UNITS = ["=", "a", " ", "\n", "!", "가", "🙂", "ab", "abc", "-=", "\t "]
+
+
+@pytest.mark.parametrize("unit", RUN_UNITS, ids=[repr(u) for u in RUN_UNITS])
+def test_runs_of_every_length_past_the_flat_merge(pair, unit):
+    sw, tk = pair
+    texts = [_run(unit, n) for n in range(500, 820)] + [_run(unit, n) for n in (1023, 4097, 10_001)]
+    got = [sw.encode_ordinary(t) for t in texts]
+    want = [tk.encode_ordinary(t) for t in texts]
+    for text, g, w in zip(texts, got, want):
+        assert g == w, (len(text.encode()), unit)
+
+
+LONG_PIECE_ALPHABETS = {
+    "letters": "aAbzé가나中",
+    "symbols": "=-*#/~",
+    "mixed": "aab=🙂가",
+}
+
+
+@settings(max_examples=N_SMALL)
+@given(
+    text=st.sampled_from(sorted(LONG_PIECE_ALPHABETS)).flatmap(
+        lambda k: st.text(alphabet=LONG_PIECE_ALPHABETS[k], min_size=400, max_size=1500)
+    )
+)
+def test_long_pieces_parity(hpair, text):
+    sw, tk = hpair
+    assert_ids(sw.encode_ordinary(text), tk.encode_ordinary(text), tk)
 
 
 # --------------------------------------------------------------------------------------------

@@ -286,11 +286,11 @@ fn merge_heap(vocab: &Vocab, piece: &[u8], s: &mut HeapScratch, out: &mut Vec<Ra
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// The textbook quadratic algorithm on byte slices, as the oracle.
-    fn reference(vocab: &Vocab, piece: &[u8]) -> Vec<Rank> {
+    pub(in crate::encode) fn reference(vocab: &Vocab, piece: &[u8]) -> Vec<Rank> {
         let mut parts: Vec<Vec<u8>> = piece.iter().map(|&b| vec![b]).collect();
         loop {
             let mut best: Option<(Rank, usize)> = None;
@@ -323,7 +323,11 @@ mod tests {
     }
 
     /// Pseudo-random pieces over a three-letter alphabet, of every length in `1..max_len`.
-    fn pieces(alphabet: &[u8; 3], mut state: u64, max_len: usize) -> Vec<Vec<u8>> {
+    pub(in crate::encode) fn pieces(
+        alphabet: &[u8; 3],
+        mut state: u64,
+        max_len: usize,
+    ) -> Vec<Vec<u8>> {
         (1..max_len)
             .map(|len| {
                 state ^= state << 13;
