@@ -121,6 +121,11 @@ fn pools() -> &'static Pools {
 /// Run `f` on a pool of `num_threads` threads (0 = every core); nested rayon calls inside `f` use
 /// the same pool.
 pub fn install<T: Send>(num_threads: usize, f: impl FnOnce() -> T + Send) -> Result<T> {
+    Ok(pool(num_threads)?.install(f))
+}
+
+/// The pool of `num_threads` threads (0 = every core), made on first use.
+fn pool(num_threads: usize) -> Result<Arc<ThreadPool>> {
     let n = resolve(num_threads)?;
     let pool = {
         let mut by_size = pools().by_size.lock().unwrap_or_else(|e| e.into_inner());
@@ -140,7 +145,7 @@ pub fn install<T: Send>(num_threads: usize, f: impl FnOnce() -> T + Send) -> Res
             }
         }
     };
-    Ok(pool.install(f))
+    Ok(pool)
 }
 
 #[cfg(test)]

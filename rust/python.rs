@@ -1,6 +1,8 @@
 //! PyO3 bindings: type conversion, GIL release and error mapping only; no tokenizer logic here.
 
-use crate::encode::{par_map, Encoder, Stream};
+mod id_lists;
+
+use crate::encode::{par_map, Encoder, FlatBatch, Stream};
 use crate::error::Error;
 use crate::formats::{byte_unicode, gpt2, hf_json, hf_wordpiece, tekken, tiktoken};
 use crate::pool;
@@ -355,18 +357,28 @@ impl PyCore {
         }
     }
 
+    /// `ids` as a Python list, filled on the process-wide number of threads when long.
     fn id_list<'py>(&self, py: Python<'py>, ids: &[Rank]) -> PyResult<Bound<'py, PyList>> {
         // Every id comes from the vocabulary, so it indexes `ints`.
-        PyList::new(py, ids.iter().map(|&id| self.ints[id as usize].bind(py)))
+        if ids.len() < id_lists::PARALLEL_MIN_IDS {
+            return PyList::new(py, ids.iter().map(|&id| self.ints[id as usize].bind(py)));
+        }
+        let threads = crate::pool::parallelism();
+        let mut lists = id_lists::lists_of(py, &self.ints, &[ids], threads)?;
+        Ok(lists.pop().expect("one list per input"))
     }
 
-    fn id_lists<'py>(&self, py: Python<'py>, batch: &[Vec<Rank>]) -> PyResult<Bound<'py, PyList>> {
+    /// A list of id lists, filled on `threads` threads.
+    fn id_lists<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &FlatBatch,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
         let _pause = GcPause::new(py)?;
-        let lists = batch
-            .iter()
-            .map(|ids| self.id_list(py, ids))
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, lists)
+        let slices: Vec<&[Rank]> = batch.texts().collect();
+        let threads = crate::pool::resolve(threads).map_err(to_py)?;
+        PyList::new(py, id_lists::lists_of(py, &self.ints, &slices, threads)?)
     }
 }
 
@@ -618,7 +630,7 @@ impl PyCore {
         let batch = py
             .allow_threads(|| self.inner.encode_ordinary_batch(&t, num_threads.0))
             .map_err(to_py)?;
-        self.id_lists(py, &batch)
+        self.id_lists(py, &batch, num_threads.0)
     }
 
     fn encode_batch<'py>(
@@ -635,7 +647,7 @@ impl PyCore {
         let batch = py
             .allow_threads(|| self.inner.encode_batch(&t, &a, &d, num_threads.0))
             .map_err(to_py)?;
-        self.id_lists(py, &batch)
+        self.id_lists(py, &batch, num_threads.0)
     }
 
     fn count_batch(

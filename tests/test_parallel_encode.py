@@ -158,3 +158,52 @@ def test_threads_sharing_the_piece_cache_give_tiktokens_ids():
     for t in threads:
         t.join()
     assert errors == []
+
+
+# Results of 64 Ki ids or more are filled into their Python lists on the pool without increfs,
+# each id counted and its int increfed once per use afterwards (rust/python/id_lists.rs). A
+# wrong count shows as an int whose refcount rises by more or less than its uses while the
+# result exists, or does not come back when it goes.
+def _refcount_rise_and_uses(make):
+    import sys
+
+    first = make()
+    flat = [i for ids in first for i in ids]
+    assert len(flat) >= 1 << 16
+    counts: dict[int, int] = {}
+    for i in flat:
+        if i > 256:  # above CPython's small-int cache
+            counts[i] = counts.get(i, 0) + 1
+    target = max(counts, key=counts.__getitem__)
+    obj = next(i for i in flat if i == target)  # the encoding's own int for that id
+    del flat, first
+    before = sys.getrefcount(obj)
+    result = make()
+    rise = sys.getrefcount(obj) - before
+    del result
+    assert sys.getrefcount(obj) == before
+    return rise, counts[target]
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_large_batch_lists_hold_one_reference_per_use(name, threads):
+    sw, tk = load_pair(name)
+    texts = [f"Paragraph {k}: the quick brown fox, école 가나다 {k * 7}.\n\n" for k in range(6000)]
+    got = sw.encode_ordinary_batch(texts, num_threads=threads)
+    assert got == [tk.encode_ordinary(t) for t in texts]
+    assert sw.encode_batch(texts, num_threads=threads) == got
+    rise, uses = _refcount_rise_and_uses(
+        lambda: sw.encode_ordinary_batch(texts, num_threads=threads)
+    )
+    assert rise == uses
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_long_text_list_holds_one_reference_per_use(threads):
+    sw, tk = load_pair("cl100k_base")
+    text = "The fox jumps over 12 dogs; école 가나다!\n" * 6000
+    subword.set_num_threads(threads)
+    assert sw.encode_ordinary(text) == tk.encode_ordinary(text)
+    rise, uses = _refcount_rise_and_uses(lambda: [sw.encode_ordinary(text)])
+    assert rise == uses

@@ -1,6 +1,7 @@
 //! The encoder: specials split → pre-tokenize → per piece: whole-piece lookup, word cache, rank merge.
 
 mod backtrack;
+mod batch;
 mod cache;
 mod detailed;
 mod hot;
@@ -10,6 +11,7 @@ mod shared_cache;
 mod stream;
 mod unstable;
 
+pub use batch::FlatBatch;
 pub use detailed::Detailed;
 pub use stream::Stream;
 
@@ -17,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::pretokenize::{Pattern, Span, SPAN_BATCH};
 use crate::specials::{Rules, Selection, Specials};
 use crate::vocab::{Rank, Vocab};
+use batch::par_map_flat;
 use cache::{WordCache, MAX_CACHED_LEN};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -400,19 +403,27 @@ impl Encoder {
         allowed: &Selection,
         disallowed: &Selection,
         num_threads: usize,
-    ) -> Result<Vec<Vec<Rank>>> {
+    ) -> Result<FlatBatch> {
         let rules = self.specials.rules(allowed, disallowed)?;
-        par_map(texts, num_threads, |t| {
-            self.encode_with_rules(t, &rules).map(|e| e.ids)
+        par_map_flat(texts, num_threads, |t, out| {
+            self.append_with_rules(t, &rules, out)
         })
     }
 
-    pub fn encode_ordinary_batch(
-        &self,
-        texts: &[&str],
-        num_threads: usize,
-    ) -> Result<Vec<Vec<Rank>>> {
-        par_map(texts, num_threads, |t| self.encode_ordinary(t))
+    pub fn encode_ordinary_batch(&self, texts: &[&str], num_threads: usize) -> Result<FlatBatch> {
+        par_map_flat(texts, num_threads, |t, out| self.append_ordinary(t, out))
+    }
+
+    /// `encode_ordinary(text)` appended to `out`.
+    fn append_ordinary(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
+        self.encode_stretch(&self.normalized(text), out).map(drop)
+    }
+
+    /// `encode(text)` under `rules`, appended to `out`.
+    fn append_with_rules(&self, text: &str, rules: &Rules, out: &mut Vec<Rank>) -> Result<()> {
+        let text = &*self.normalized(text);
+        rules.check(text)?;
+        self.encode_into(text, rules, out).map(drop)
     }
 
     pub fn count_batch(
