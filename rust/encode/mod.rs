@@ -20,7 +20,7 @@ use crate::pretokenize::{Pattern, Span, SPAN_BATCH};
 use crate::specials::{Rules, Selection, Specials};
 use crate::vocab::{Rank, Vocab};
 use batch::par_map_flat;
-use cache::{WordCache, MAX_CACHED_LEN};
+use cache::{LongCache, WordCache, MAX_CACHED_LEN, MAX_LONG_LEN};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -67,6 +67,7 @@ pub struct Encoder {
     pattern: Pattern,
     specials: Specials,
     cache: WordCache,
+    long_cache: LongCache,
     /// Look the whole piece up before merging (tiktoken always does; HF only with `ignore_merges`).
     whole_lookup: bool,
     /// Mergeable token bytes, sorted; built on first use by `encode_with_unstable`.
@@ -102,6 +103,7 @@ impl Encoder {
             pattern,
             specials,
             cache: WordCache::default(),
+            long_cache: LongCache::default(),
             whole_lookup: true,
             sorted_tokens: OnceLock::new(),
             id: next_encoder_id(),
@@ -135,6 +137,8 @@ impl Encoder {
         self.whole_lookup = false;
         self.id = next_encoder_id();
         self.shared = OnceLock::new();
+        self.cache = WordCache::default();
+        self.long_cache = LongCache::default();
         self
     }
 
@@ -202,7 +206,16 @@ impl Encoder {
             }
         }
         if piece.len() > MAX_CACHED_LEN {
-            return self.merge(piece, scratch, out);
+            if piece.len() > MAX_LONG_LEN {
+                return self.merge(piece, scratch, out);
+            }
+            if self.long_cache.get_into(piece, out) {
+                return Ok(());
+            }
+            let start = out.len();
+            self.merge(piece, scratch, out)?;
+            self.long_cache.insert(piece, &out[start..]);
+            return Ok(());
         }
         if self.cache.get_into(piece, out) {
             return Ok(());

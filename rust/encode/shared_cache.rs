@@ -14,6 +14,11 @@
 //! change, so it never sees half of one piece and half of another. All accesses are atomic, so
 //! there is no data race for the compiler to exploit; on x86 they compile to plain moves.
 //!
+//! Two-way: a key may sit in its slot or in the slot's neighbour (the other half of an aligned
+//! 128-byte pair, fetched together); a store takes an empty one of the two or else the one
+//! written longer ago (the lower version: first in, first out). Direct-mapped, en_docs' 60 K
+//! distinct pieces in 128 K slots evicted each other often enough to miss 1.6% of lookups.
+//!
 //! Invariants: a stored entry is exactly what its writer's encoder gave for its key (as in the
 //! first level); a slot whose key words are 0 is empty (no piece's key is 0).
 //!
@@ -49,16 +54,23 @@ impl Default for SharedCache {
 const VERSION_SHIFT: u32 = 32;
 
 impl SharedCache {
-    /// Ask for slot `i`'s cache line ahead of its use.
+    /// Ask for the cache lines of slot `i`'s two ways ahead of their use.
     #[inline(always)]
     pub fn prefetch(&self, i: usize) {
         super::hot::prefetch_line(&self.slots[i]);
+        super::hot::prefetch_line(&self.slots[i ^ 1]);
     }
 
-    /// A consistent copy of slot `i` whose first four words are `key`, else None. The version
-    /// half of the last word is cleared in the copy.
+    /// A consistent copy of the entry for `key` in slot `i` or its neighbour, else None. The
+    /// version half of the last word is cleared in the copy.
     #[inline(always)]
     pub fn load(&self, i: usize, key: [u64; 4]) -> Option<Words> {
+        self.load_slot(i, key)
+            .or_else(|| self.load_slot(i ^ 1, key))
+    }
+
+    #[inline(always)]
+    fn load_slot(&self, i: usize, key: [u64; 4]) -> Option<Words> {
         let w = &self.slots[i].0;
         let last = w[7].load(Ordering::Acquire);
         if (last >> VERSION_SHIFT) & 1 == 1 || w[0].load(Ordering::Relaxed) != key[0] {
@@ -76,10 +88,25 @@ impl SharedCache {
         Some(copy)
     }
 
-    /// Store `words` (the version half of the last word is ignored) in slot `i`, unless another
-    /// thread is writing it right now.
+    /// Store `words` (the version half of the last word is ignored) in slot `i` or its
+    /// neighbour (see the module doc), unless another thread is writing the chosen one right now.
     #[inline(always)]
     pub fn store(&self, i: usize, words: &Words) {
+        let (a, b) = (&self.slots[i].0, &self.slots[i ^ 1].0);
+        let taken = |w: &[AtomicU64; 8]| w[0].load(Ordering::Relaxed) != 0;
+        let version = |w: &[AtomicU64; 8]| w[7].load(Ordering::Relaxed) >> VERSION_SHIFT;
+        let way = if !taken(a) || key_of(a) == words[..4] {
+            i
+        } else if !taken(b) || key_of(b) == words[..4] || version(b) < version(a) {
+            i ^ 1
+        } else {
+            i
+        };
+        self.store_slot(way, words);
+    }
+
+    #[inline(always)]
+    fn store_slot(&self, i: usize, words: &Words) {
         let w = &self.slots[i].0;
         let last = w[7].load(Ordering::Relaxed);
         let version = last >> VERSION_SHIFT;
@@ -104,6 +131,12 @@ impl SharedCache {
             Ordering::Release,
         );
     }
+}
+
+/// A slot's key words as they are now (maybe mid-write: only used to choose a way).
+#[inline(always)]
+fn key_of(w: &[AtomicU64; 8]) -> [u64; 4] {
+    [0, 1, 2, 3].map(|k| w[k].load(Ordering::Relaxed))
 }
 
 #[cfg(test)]
@@ -134,6 +167,22 @@ mod tests {
         assert_eq!(c.load(5, [42, 43, 40, 41]), Some(w));
         assert_eq!(c.load(5, [42, 43, 40, 0]), None);
         assert_eq!(c.load(6, [42, 43, 40, 41]), None);
+    }
+
+    #[test]
+    fn two_keys_of_one_slot_both_stay_and_the_older_goes_for_a_third() {
+        let c = SharedCache::default();
+        let key = |w: &Words| [w[0], w[1], w[2], w[3]];
+        let (x, y, z) = (words_of(7), words_of(8), words_of(9));
+        c.store(10, &x);
+        c.store(10, &y);
+        assert_eq!(c.load(10, key(&x)), Some(x));
+        assert_eq!(c.load(11, key(&y)), Some(y)); // the neighbour's pair is the same pair
+        c.store(10, &x); // rewriting x makes y the older
+        c.store(11, &z);
+        assert_eq!(c.load(10, key(&x)), Some(x));
+        assert_eq!(c.load(10, key(&y)), None);
+        assert_eq!(c.load(10, key(&z)), Some(z));
     }
 
     #[test]
