@@ -162,7 +162,7 @@ fn slots(key: &Key) -> (usize, usize) {
     let h = hash(key);
     (
         (h >> (64 - BITS)) as usize,
-        (h >> (64 - shared_cache::BITS)) as usize,
+        (h >> (64 - 2 * shared_cache::BITS)) as usize,
     )
 }
 
@@ -201,23 +201,23 @@ impl Table {
         mut miss: impl FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>,
     ) -> Result<usize> {
         let mut keys = [[0u128; 2]; SPAN_BATCH];
-        let mut at = [(0u32, 0u32); SPAN_BATCH];
+        let mut at = [(0u32, 0usize); SPAN_BATCH];
         for ((key, slot), &(start, end)) in keys.iter_mut().zip(&mut at).zip(spans) {
             *key = cache_key(text, start, end);
             let (first, shared) = slots(key);
-            *slot = (first as u32, shared as u32);
+            *slot = (first as u32, shared);
             prefetch_line(&self.entries[first]);
         }
         let n = spans.len();
         for (key, &(first, shared)) in keys[..n].iter().zip(&at[..n]) {
             if key[0] != 0 && self.entries[first as usize].key != *key {
-                second.prefetch(shared as usize);
+                second.prefetch(shared);
             }
         }
         let mut last = 0;
         for ((key, &(first, shared)), &(start, end)) in keys.iter().zip(&at).zip(spans) {
             let before = out.len();
-            let (first, shared) = (first as usize, shared as usize);
+            let first = first as usize;
             let short_key = if key[1] == 0 { key[0] } else { 0 };
             if key[0] == 0 {
                 miss(&text[start..end], 0, out)?;

@@ -14,10 +14,10 @@
 //! change, so it never sees half of one piece and half of another. All accesses are atomic, so
 //! there is no data race for the compiler to exploit; on x86 they compile to plain moves.
 //!
-//! Two-way: a key may sit in its slot or in the slot's neighbour (the other half of an aligned
-//! 128-byte pair, fetched together); a store takes an empty one of the two or else the one
-//! written longer ago (the lower version: first in, first out). Direct-mapped, en_docs' 60 K
-//! distinct pieces in 128 K slots evicted each other often enough to miss 1.6% of lookups.
+//! Two choices: a key may sit in either of two slots picked by independent bits of its hash; a
+//! store takes an empty one of the two or else the one written longer ago (the lower version:
+//! first in, first out). Direct-mapped, en_docs' 60 K distinct pieces in 128 K slots evicted
+//! each other often enough to miss 1.6% of lookups; with two neighbouring slots, 0.6%.
 //!
 //! Invariants: a stored entry is exactly what its writer's encoder gave for its key (as in the
 //! first level); a slot whose key words are 0 is empty (no piece's key is 0).
@@ -30,6 +30,13 @@ use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 /// Slots: 128 K × 64 B = 8 MB.
 pub const BITS: u32 = 17;
+const MASK: usize = (1 << BITS) - 1;
+
+/// A key's two slots, from the `2 * BITS` bits of hash the caller passes.
+#[inline(always)]
+fn ways(s: usize) -> (usize, usize) {
+    ((s >> BITS) & MASK, s & MASK)
+}
 
 /// A slot's eight words, as stored.
 pub type Words = [u64; 8];
@@ -54,19 +61,20 @@ impl Default for SharedCache {
 const VERSION_SHIFT: u32 = 32;
 
 impl SharedCache {
-    /// Ask for the cache lines of slot `i`'s two ways ahead of their use.
+    /// Ask for the cache lines of the two slots of hash bits `s` ahead of their use.
     #[inline(always)]
-    pub fn prefetch(&self, i: usize) {
+    pub fn prefetch(&self, s: usize) {
+        let (i, j) = ways(s);
         super::hot::prefetch_line(&self.slots[i]);
-        super::hot::prefetch_line(&self.slots[i ^ 1]);
+        super::hot::prefetch_line(&self.slots[j]);
     }
 
-    /// A consistent copy of the entry for `key` in slot `i` or its neighbour, else None. The
+    /// A consistent copy of the entry for `key` in either slot of hash bits `s`, else None. The
     /// version half of the last word is cleared in the copy.
     #[inline(always)]
-    pub fn load(&self, i: usize, key: [u64; 4]) -> Option<Words> {
-        self.load_slot(i, key)
-            .or_else(|| self.load_slot(i ^ 1, key))
+    pub fn load(&self, s: usize, key: [u64; 4]) -> Option<Words> {
+        let (i, j) = ways(s);
+        self.load_slot(i, key).or_else(|| self.load_slot(j, key))
     }
 
     #[inline(always)]
@@ -88,17 +96,18 @@ impl SharedCache {
         Some(copy)
     }
 
-    /// Store `words` (the version half of the last word is ignored) in slot `i` or its
-    /// neighbour (see the module doc), unless another thread is writing the chosen one right now.
+    /// Store `words` (the version half of the last word is ignored) in a slot of hash bits `s`
+    /// (see the module doc), unless another thread is writing the chosen one right now.
     #[inline(always)]
-    pub fn store(&self, i: usize, words: &Words) {
-        let (a, b) = (&self.slots[i].0, &self.slots[i ^ 1].0);
+    pub fn store(&self, s: usize, words: &Words) {
+        let (i, j) = ways(s);
+        let (a, b) = (&self.slots[i].0, &self.slots[j].0);
         let taken = |w: &[AtomicU64; 8]| w[0].load(Ordering::Relaxed) != 0;
         let version = |w: &[AtomicU64; 8]| w[7].load(Ordering::Relaxed) >> VERSION_SHIFT;
         let way = if !taken(a) || key_of(a) == words[..4] {
             i
         } else if !taken(b) || key_of(b) == words[..4] || version(b) < version(a) {
-            i ^ 1
+            j
         } else {
             i
         };
@@ -163,10 +172,13 @@ mod tests {
     fn store_then_load_and_a_key_mismatch() {
         let c = SharedCache::default();
         let w = words_of(42);
-        c.store(5, &w);
-        assert_eq!(c.load(5, [42, 43, 40, 41]), Some(w));
-        assert_eq!(c.load(5, [42, 43, 40, 0]), None);
-        assert_eq!(c.load(6, [42, 43, 40, 41]), None);
+        let s = 5 << BITS | 9;
+        c.store(s, &w);
+        assert_eq!(c.load(s, [42, 43, 40, 41]), Some(w));
+        assert_eq!(c.load(s, [42, 43, 40, 0]), None);
+        assert_eq!(c.load(6 << BITS | 7, [42, 43, 40, 41]), None);
+        // Either slot finds it: another key's pair that shares one of them.
+        assert_eq!(c.load(5 << BITS | 100, [42, 43, 40, 41]), Some(w));
     }
 
     #[test]
@@ -174,15 +186,16 @@ mod tests {
         let c = SharedCache::default();
         let key = |w: &Words| [w[0], w[1], w[2], w[3]];
         let (x, y, z) = (words_of(7), words_of(8), words_of(9));
-        c.store(10, &x);
-        c.store(10, &y);
-        assert_eq!(c.load(10, key(&x)), Some(x));
-        assert_eq!(c.load(11, key(&y)), Some(y)); // the neighbour's pair is the same pair
-        c.store(10, &x); // rewriting x makes y the older
-        c.store(11, &z);
-        assert_eq!(c.load(10, key(&x)), Some(x));
-        assert_eq!(c.load(10, key(&y)), None);
-        assert_eq!(c.load(10, key(&z)), Some(z));
+        let s = 10 << BITS | 20;
+        c.store(s, &x);
+        c.store(s, &y);
+        assert_eq!(c.load(s, key(&x)), Some(x));
+        assert_eq!(c.load(s, key(&y)), Some(y));
+        c.store(s, &x); // rewriting x makes y the older
+        c.store(s, &z);
+        assert_eq!(c.load(s, key(&x)), Some(x));
+        assert_eq!(c.load(s, key(&y)), None);
+        assert_eq!(c.load(s, key(&z)), Some(z));
     }
 
     #[test]
@@ -196,13 +209,11 @@ mod tests {
                     for n in 0..200_000u64 {
                         // Four slots, 64 keys: constant overwrites, reads racing writes.
                         let k = 1 + (n * 7 + t * 13) % 64;
-                        let i = (k % 4) as usize;
-                        c.store(i, &words_of(k));
+                        let ways_of = |k: u64| ((k % 4) as usize) << BITS | ((k / 4) % 4) as usize;
+                        c.store(ways_of(k), &words_of(k));
                         for probe in [k, 1 + (k * 5 + n) % 64] {
                             let w = words_of(probe);
-                            if let Some(got) =
-                                c.load((probe % 4) as usize, [w[0], w[1], w[2], w[3]])
-                            {
+                            if let Some(got) = c.load(ways_of(probe), [w[0], w[1], w[2], w[3]]) {
                                 assert_eq!(got, w, "torn copy of key {probe}");
                                 hits.fetch_add(1, Ordering::Relaxed);
                             }
