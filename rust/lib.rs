@@ -8,6 +8,7 @@ pub mod bert;
 pub mod encode;
 pub mod error;
 pub mod normalize;
+pub mod normalizers;
 pub mod pool;
 pub mod postprocess;
 pub mod pretokenize;

@@ -1,6 +1,7 @@
 //! PyO3 bindings: type conversion, GIL release and error mapping only; no tokenizer logic here.
 
 mod id_lists;
+mod normalizers;
 
 use crate::encode::{par_map, Encoder, FlatBatch, Stream};
 use crate::error::Error;
@@ -1254,6 +1255,7 @@ fn get_num_threads() -> usize {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     train::set_interrupt_check(interrupted);
     m.add_class::<PyCore>()?;
+    m.add_class::<normalizers::PyNormalizer>()?;
     m.add_class::<PyStream>()?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;

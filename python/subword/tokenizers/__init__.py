@@ -1,0 +1,29 @@
+"""``subword.tokenizers``: HF ``tokenizers``' module layout over subword's Rust core.
+
+Being built component by component (issue 11); what is here behaves as HF's does, checked
+against HF's package in the tests. So far: ``normalizers`` and ``Regex``.
+"""
+
+from __future__ import annotations
+
+from . import normalizers
+
+__all__ = ["Regex", "normalizers"]
+
+
+class Regex:
+    """A pattern to be used as a regular expression (HF's ``tokenizers.Regex``), where a plain
+    string would be matched literally."""
+
+    __slots__ = ("pattern",)
+
+    def __init__(self, pattern: str):
+        if not isinstance(pattern, str):
+            raise TypeError(f"Regex expects a pattern string, got {type(pattern).__name__}")
+        self.pattern = pattern
+
+    def __repr__(self) -> str:
+        return f"Regex({self.pattern!r})"
+
+    def __reduce__(self):
+        return (Regex, (self.pattern,))

@@ -1,0 +1,239 @@
+"""``subword.tokenizers.normalizers``: HF ``tokenizers.normalizers``, each a thin wrapper of a
+Rust ``CoreNormalizer`` built from its typed fields (``rust/normalizers/``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _core
+
+__all__ = [
+    "BertNormalizer",
+    "Lowercase",
+    "NFC",
+    "NFD",
+    "NFKC",
+    "NFKD",
+    "Normalizer",
+    "Prepend",
+    "Replace",
+    "Sequence",
+    "Strip",
+    "StripAccents",
+]
+
+
+class Normalizer:
+    """Base class of the normalizers (HF's ``tokenizers.normalizers.Normalizer``).
+
+    A subclass lists its constructor arguments in ``_fields``; changing one rebuilds the core
+    object on next use."""
+
+    _fields: tuple[str, ...] = ()
+
+    def _build(self) -> Any:
+        raise NotImplementedError
+
+    def _core_normalizer(self) -> Any:
+        core = self.__dict__.get("_core_cache")
+        if core is None:
+            core = self._build()
+            object.__setattr__(self, "_core_cache", core)
+        return core
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        self.__dict__.pop("_core_cache", None)
+
+    def normalize_str(self, sequence: str) -> str:
+        """The normalized form of ``sequence``."""
+        if not isinstance(sequence, str):
+            raise TypeError(f"normalize_str expects a str, got {type(sequence).__name__}")
+        return self._core_normalizer().normalize_str(sequence)
+
+    def _args(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def __reduce__(self):
+        return (type(self), self._args())
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._args() == self._args()
+
+    __hash__ = None  # mutable, like HF's
+
+
+def _unicode(form: str, doc: str) -> type[Normalizer]:
+    def _build(self):
+        return _core.CoreNormalizer.unicode(form)
+
+    return type(form, (Normalizer,), {"__doc__": doc, "_build": _build, "__module__": __name__})
+
+
+NFC = _unicode("NFC", "Unicode canonical composition (HF's tables, Unicode 9).")
+NFD = _unicode("NFD", "Unicode canonical decomposition (HF's tables, Unicode 9).")
+NFKC = _unicode("NFKC", "Unicode compatibility composition (HF's tables, Unicode 9).")
+NFKD = _unicode("NFKD", "Unicode compatibility decomposition (HF's tables, Unicode 9).")
+
+
+class Lowercase(Normalizer):
+    """Each character's full lowercase mapping, character by character."""
+
+    def _build(self):
+        return _core.CoreNormalizer.lowercase()
+
+
+class StripAccents(Normalizer):
+    """Drops combining marks; meant to follow NFD or NFKD."""
+
+    def _build(self):
+        return _core.CoreNormalizer.strip_accents()
+
+
+class Strip(Normalizer):
+    """Drops leading (``left``) and trailing (``right``) whitespace."""
+
+    _fields = ("left", "right")
+
+    def __init__(self, left: bool = True, right: bool = True):
+        self.left = bool(left)
+        self.right = bool(right)
+
+    def _build(self):
+        return _core.CoreNormalizer.strip(self.left, self.right)
+
+
+class Prepend(Normalizer):
+    """Puts ``prepend`` before a non-empty text."""
+
+    _fields = ("prepend",)
+
+    def __init__(self, prepend: str):
+        if not isinstance(prepend, str):
+            raise TypeError(f"Prepend expects a str, got {type(prepend).__name__}")
+        self.prepend = prepend
+
+    def _build(self):
+        return _core.CoreNormalizer.prepend(self.prepend)
+
+
+class Replace(Normalizer):
+    """Every match of ``pattern`` (a str, matched literally, or a ``tokenizers.Regex``) becomes
+    ``content``. As in HF, the pattern cannot be read or changed afterwards."""
+
+    _fields = ("content",)
+
+    def __init__(self, pattern: Any, content: str):
+        from . import Regex
+
+        if isinstance(pattern, Regex):
+            object.__setattr__(self, "_pattern", (pattern.pattern, True))
+        elif isinstance(pattern, str):
+            object.__setattr__(self, "_pattern", (pattern, False))
+        else:
+            raise TypeError(
+                f"Replace expects a str or a tokenizers.Regex pattern, got {type(pattern).__name__}"
+            )
+        if not isinstance(content, str):
+            raise TypeError(f"Replace expects a str content, got {type(content).__name__}")
+        self.content = content
+        self._core_normalizer()  # a bad regex fails here, not on first use
+
+    @property
+    def pattern(self):
+        raise AttributeError("Replace.pattern cannot be read; make a new Replace to change it")
+
+    @pattern.setter
+    def pattern(self, value):
+        raise AttributeError("Replace.pattern cannot be set; make a new Replace to change it")
+
+    def _build(self):
+        text, regex = self.__dict__["_pattern"]
+        return _core.CoreNormalizer.replace(text, self.content, regex)
+
+    def _args(self) -> tuple:
+        from . import Regex
+
+        text, regex = self.__dict__["_pattern"]
+        return (Regex(text) if regex else text, self.content)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is Replace
+            and other.__dict__["_pattern"] == self.__dict__["_pattern"]
+            and other.content == self.content
+        )
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        text, regex = self.__dict__["_pattern"]
+        shown = f"Regex({text!r})" if regex else repr(text)
+        return f"Replace(pattern={shown}, content={self.content!r})"
+
+
+class BertNormalizer(Normalizer):
+    """BERT's clean-up: ``clean_text`` drops control characters and makes whitespace spaces;
+    ``handle_chinese_chars`` puts spaces around CJK ideographs; ``strip_accents`` (``None``:
+    as ``lowercase``) drops accents after NFD; ``lowercase`` folds case."""
+
+    _fields = ("clean_text", "handle_chinese_chars", "strip_accents", "lowercase")
+
+    def __init__(
+        self,
+        clean_text: bool = True,
+        handle_chinese_chars: bool = True,
+        strip_accents: bool | None = None,
+        lowercase: bool = True,
+    ):
+        self.clean_text = bool(clean_text)
+        self.handle_chinese_chars = bool(handle_chinese_chars)
+        self.strip_accents = None if strip_accents is None else bool(strip_accents)
+        self.lowercase = bool(lowercase)
+
+    def _build(self):
+        return _core.CoreNormalizer.bert(
+            self.clean_text, self.handle_chinese_chars, self.strip_accents, self.lowercase
+        )
+
+
+class Sequence(Normalizer):
+    """The normalizers of ``normalizers``, one after the other."""
+
+    _fields = ("normalizers",)
+
+    def __init__(self, normalizers: list[Normalizer]):
+        items = list(normalizers)
+        for k, n in enumerate(items):
+            if not isinstance(n, Normalizer):
+                raise TypeError(
+                    f"Sequence expects normalizers, got {type(n).__name__} at position {k}"
+                )
+        self.normalizers = items
+
+    def _build(self):
+        return _core.CoreNormalizer.sequence([n._core_normalizer() for n in self.normalizers])
+
+    def normalize_str(self, sequence: str) -> str:
+        # A member may have changed since the core was built (``seq[0].lowercase = False``).
+        self.__dict__.pop("_core_cache", None)
+        return super().normalize_str(sequence)
+
+    def __len__(self) -> int:
+        return len(self.normalizers)
+
+    def __getitem__(self, index: int) -> Normalizer:
+        return self.normalizers[index]
+
+    def __setitem__(self, index: int, value: Normalizer) -> None:
+        if not isinstance(value, Normalizer):
+            raise TypeError(f"Sequence items are normalizers, got {type(value).__name__}")
+        self.normalizers[index] = value
+        self.__dict__.pop("_core_cache", None)
+
+    def __reduce__(self):
+        return (Sequence, (list(self.normalizers),))

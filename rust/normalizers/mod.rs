@@ -1,0 +1,213 @@
+//! The normalizer stage of the pipeline: text → normalized text that keeps, for every byte, the
+//! range of the original it came from (`normalized.rs`), so offsets stay exact whatever the
+//! normalizers did. The components are HF `tokenizers`' own, with its names, defaults, JSON form
+//! and results (its package is the test oracle): Unicode forms (`unicode.rs`), case and accents
+//! (`case.rs`), whitespace and affixes (`strip.rs`), replacement (`replace.rs`), BERT's clean-up
+//! (over `crate::bert`), and a sequence of them.
+
+mod case;
+mod normalized;
+mod replace;
+mod strip;
+mod unicode;
+
+pub use normalized::Normalized;
+pub use replace::{Replace, ReplacePattern};
+pub use unicode::UnicodeForm;
+
+use crate::bert::normalize::BertNormalizer;
+use crate::error::{Error, Result};
+use serde_json::{json, Map, Value};
+
+#[derive(Clone, Debug)]
+pub enum Normalizer {
+    Unicode(UnicodeForm),
+    Lowercase,
+    StripAccents,
+    Strip {
+        left: bool,
+        right: bool,
+    },
+    Prepend(String),
+    Replace(Replace),
+    /// `strip_accents: None` follows `lowercase`, as in HF.
+    Bert {
+        clean_text: bool,
+        handle_chinese_chars: bool,
+        strip_accents: Option<bool>,
+        lowercase: bool,
+    },
+    Sequence(Vec<Normalizer>),
+}
+
+impl Normalizer {
+    pub fn normalize(&self, n: &mut Normalized) {
+        match self {
+            Normalizer::Unicode(form) => form.apply(n),
+            Normalizer::Lowercase => case::lowercase(n),
+            Normalizer::StripAccents => case::strip_accents(n),
+            Normalizer::Strip { left, right } => n.strip(*left, *right),
+            Normalizer::Prepend(s) => n.prepend(s),
+            Normalizer::Replace(r) => r.apply(n),
+            Normalizer::Bert {
+                clean_text,
+                handle_chinese_chars,
+                strip_accents,
+                lowercase,
+            } => {
+                let bert = BertNormalizer {
+                    clean_text: *clean_text,
+                    handle_chinese_chars: *handle_chinese_chars,
+                    strip_accents: strip_accents.unwrap_or(*lowercase),
+                    lowercase: *lowercase,
+                };
+                case::bert(&bert, n)
+            }
+            Normalizer::Sequence(parts) => {
+                for p in parts {
+                    p.normalize(n);
+                }
+            }
+        }
+    }
+
+    /// The normalized text of `text`.
+    pub fn normalize_str(&self, text: &str) -> String {
+        let mut n = Normalized::new(text);
+        self.normalize(&mut n);
+        n.into_normalized()
+    }
+
+    /// From HF's tokenizer.json form; `path` names the place in the file for errors.
+    pub fn from_json(v: &Value, path: &str) -> Result<Self> {
+        let obj = v
+            .as_object()
+            .ok_or_else(|| Error::invalid(format!("{path}: a normalizer must be a JSON object")))?;
+        let kind = obj.get("type").and_then(Value::as_str).ok_or_else(|| {
+            Error::invalid(format!("{path}: a normalizer needs a \"type\" string"))
+        })?;
+        let flag = |key: &str, default: bool| -> Result<bool> {
+            match obj.get(key) {
+                None => Ok(default),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(other) => Err(Error::invalid(format!(
+                    "{path}.{key}: expected true or false, got {other}"
+                ))),
+            }
+        };
+        let text = |key: &str| -> Result<String> {
+            match obj.get(key) {
+                Some(Value::String(s)) => Ok(s.clone()),
+                Some(other) => Err(Error::invalid(format!(
+                    "{path}.{key}: expected a string, got {other}"
+                ))),
+                None => Err(Error::invalid(format!("{path}: {kind} needs \"{key}\""))),
+            }
+        };
+        Ok(match kind {
+            "NFC" => Normalizer::Unicode(UnicodeForm::Nfc),
+            "NFD" => Normalizer::Unicode(UnicodeForm::Nfd),
+            "NFKC" => Normalizer::Unicode(UnicodeForm::Nfkc),
+            "NFKD" => Normalizer::Unicode(UnicodeForm::Nfkd),
+            "Lowercase" => Normalizer::Lowercase,
+            "StripAccents" => Normalizer::StripAccents,
+            "Strip" => Normalizer::Strip {
+                left: flag("strip_left", true)?,
+                right: flag("strip_right", true)?,
+            },
+            "Prepend" => Normalizer::Prepend(text("prepend")?),
+            "Replace" => {
+                let pattern = obj
+                    .get("pattern")
+                    .ok_or_else(|| Error::invalid(format!("{path}: Replace needs \"pattern\"")))?;
+                let pattern = ReplacePattern::from_json(pattern, &format!("{path}.pattern"))?;
+                Normalizer::Replace(Replace::new(pattern, text("content")?)?)
+            }
+            "BertNormalizer" => Normalizer::Bert {
+                clean_text: flag("clean_text", true)?,
+                handle_chinese_chars: flag("handle_chinese_chars", true)?,
+                strip_accents: match obj.get("strip_accents") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Bool(b)) => Some(*b),
+                    Some(other) => {
+                        return Err(Error::invalid(format!(
+                            "{path}.strip_accents: expected true, false or null, got {other}"
+                        )))
+                    }
+                },
+                lowercase: flag("lowercase", true)?,
+            },
+            "Sequence" => {
+                let parts = obj
+                    .get("normalizers")
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| {
+                        Error::invalid(format!("{path}: Sequence needs a \"normalizers\" list"))
+                    })?;
+                Normalizer::Sequence(
+                    parts
+                        .iter()
+                        .enumerate()
+                        .map(|(k, p)| Normalizer::from_json(p, &format!("{path}.normalizers[{k}]")))
+                        .collect::<Result<_>>()?,
+                )
+            }
+            "Nmt" | "Precompiled" | "ByteLevel" => {
+                return Err(Error::invalid(format!(
+                    "{path}: the {kind} normalizer is not implemented yet"
+                )))
+            }
+            other => {
+                return Err(Error::invalid(format!(
+                    "{path}: unknown normalizer type {other:?}"
+                )))
+            }
+        })
+    }
+
+    /// HF's tokenizer.json form.
+    pub fn to_json(&self) -> Value {
+        let typed = |kind: &str, rest: Value| {
+            let mut m = Map::new();
+            m.insert("type".into(), Value::String(kind.into()));
+            if let Value::Object(r) = rest {
+                m.extend(r);
+            }
+            Value::Object(m)
+        };
+        match self {
+            Normalizer::Unicode(form) => typed(form.name(), json!({})),
+            Normalizer::Lowercase => typed("Lowercase", json!({})),
+            Normalizer::StripAccents => typed("StripAccents", json!({})),
+            Normalizer::Strip { left, right } => {
+                typed("Strip", json!({"strip_left": left, "strip_right": right}))
+            }
+            Normalizer::Prepend(s) => typed("Prepend", json!({ "prepend": s })),
+            Normalizer::Replace(r) => typed(
+                "Replace",
+                json!({"pattern": r.pattern().to_json(), "content": r.content()}),
+            ),
+            Normalizer::Bert {
+                clean_text,
+                handle_chinese_chars,
+                strip_accents,
+                lowercase,
+            } => typed(
+                "BertNormalizer",
+                json!({
+                    "clean_text": clean_text,
+                    "handle_chinese_chars": handle_chinese_chars,
+                    "strip_accents": strip_accents,
+                    "lowercase": lowercase,
+                }),
+            ),
+            Normalizer::Sequence(parts) => typed(
+                "Sequence",
+                json!({ "normalizers": parts.iter().map(Normalizer::to_json).collect::<Vec<_>>() }),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,117 @@
+//! Properties of the stage; the results themselves are checked against HF `tokenizers` in
+//! tests/test_normalizers.py.
+
+use super::*;
+
+fn all() -> Vec<Normalizer> {
+    vec![
+        Normalizer::Unicode(UnicodeForm::Nfc),
+        Normalizer::Unicode(UnicodeForm::Nfd),
+        Normalizer::Unicode(UnicodeForm::Nfkc),
+        Normalizer::Unicode(UnicodeForm::Nfkd),
+        Normalizer::Lowercase,
+        Normalizer::StripAccents,
+        Normalizer::Strip {
+            left: true,
+            right: false,
+        },
+        Normalizer::Prepend("▁".into()),
+        Normalizer::Replace(Replace::new(ReplacePattern::String(" ".into()), "▁".into()).unwrap()),
+        Normalizer::Replace(Replace::new(ReplacePattern::Regex(r"\s+".into()), "".into()).unwrap()),
+        Normalizer::Bert {
+            clean_text: true,
+            handle_chinese_chars: true,
+            strip_accents: None,
+            lowercase: true,
+        },
+        Normalizer::Sequence(vec![
+            Normalizer::Unicode(UnicodeForm::Nfd),
+            Normalizer::StripAccents,
+            Normalizer::Lowercase,
+            Normalizer::Strip {
+                left: true,
+                right: true,
+            },
+        ]),
+    ]
+}
+
+const TEXTS: &[&str] = &[
+    "",
+    " ",
+    "Héllo  WÖRLD ",
+    "  e\u{301}cole\u{301} İstanbul ΣΑΣ ",
+    "你好, 世界!\u{0}\u{fffd}\tok",
+    "ﬁ ① ｶ Å \u{212b}",
+    "   ",
+];
+
+#[test]
+fn alignments_cover_every_byte_in_order_and_inside_the_original() {
+    for norm in all() {
+        for text in TEXTS {
+            let mut n = Normalized::new(text);
+            norm.normalize(&mut n);
+            assert_eq!(
+                n.alignments().len(),
+                n.normalized().len(),
+                "{norm:?} {text:?}"
+            );
+            let mut last_start = 0;
+            for (k, &(s, e)) in n.alignments().iter().enumerate() {
+                assert!(
+                    s <= e && e <= text.len(),
+                    "{norm:?} {text:?} byte {k}: {s}..{e}"
+                );
+                assert!(text.is_char_boundary(s) && text.is_char_boundary(e));
+                assert!(
+                    s >= last_start,
+                    "{norm:?} {text:?}: alignments go back at byte {k}"
+                );
+                last_start = s;
+            }
+        }
+    }
+}
+
+#[test]
+fn json_round_trips() {
+    for norm in all() {
+        let v = norm.to_json();
+        let back = Normalizer::from_json(&v, "normalizer").unwrap();
+        assert_eq!(back.to_json(), v);
+        for text in TEXTS {
+            assert_eq!(back.normalize_str(text), norm.normalize_str(text));
+        }
+    }
+}
+
+#[test]
+fn unknown_or_unimplemented_parts_name_their_place() {
+    let v =
+        serde_json::json!({"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Nmt"}]});
+    let e = Normalizer::from_json(&v, "normalizer")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("normalizer.normalizers[1]") && e.contains("Nmt"),
+        "{e}"
+    );
+    let v = serde_json::json!({"type": "Strip", "strip_left": "yes"});
+    let e = Normalizer::from_json(&v, "normalizer")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("normalizer.strip_left"), "{e}");
+    let v = serde_json::json!({"type": "Shout"});
+    assert!(Normalizer::from_json(&v, "n")
+        .unwrap_err()
+        .to_string()
+        .contains("Shout"));
+}
+
+#[test]
+fn untouched_text_keeps_identity_alignment() {
+    let n = Normalized::new("aé");
+    assert_eq!(n.alignments(), &[(0, 1), (1, 3), (1, 3)]);
+    assert_eq!(n.original_range(1, 3), (1, 3));
+}

@@ -1,0 +1,106 @@
+//! Bindings of the normalizer stage: one Python class, built from typed arguments (no JSON
+//! crosses), with HF's `normalize_str`. The Python classes of `subword.tokenizers.normalizers`
+//! wrap it.
+
+use super::to_py;
+use crate::normalizers::{Normalized, Normalizer, Replace, ReplacePattern, UnicodeForm};
+use pyo3::prelude::*;
+
+#[pyclass(module = "subword._core", name = "CoreNormalizer", frozen)]
+#[derive(Clone)]
+pub struct PyNormalizer {
+    pub inner: Normalizer,
+}
+
+fn wrap(inner: Normalizer) -> PyNormalizer {
+    PyNormalizer { inner }
+}
+
+#[pymethods]
+impl PyNormalizer {
+    /// `form`: "NFC", "NFD", "NFKC" or "NFKD".
+    #[staticmethod]
+    fn unicode(form: &str) -> PyResult<Self> {
+        let f = match form {
+            "NFC" => UnicodeForm::Nfc,
+            "NFD" => UnicodeForm::Nfd,
+            "NFKC" => UnicodeForm::Nfkc,
+            "NFKD" => UnicodeForm::Nfkd,
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "unknown Unicode form {other:?}: use NFC, NFD, NFKC or NFKD"
+                )))
+            }
+        };
+        Ok(wrap(Normalizer::Unicode(f)))
+    }
+
+    #[staticmethod]
+    fn lowercase() -> Self {
+        wrap(Normalizer::Lowercase)
+    }
+
+    #[staticmethod]
+    fn strip_accents() -> Self {
+        wrap(Normalizer::StripAccents)
+    }
+
+    #[staticmethod]
+    fn strip(left: bool, right: bool) -> Self {
+        wrap(Normalizer::Strip { left, right })
+    }
+
+    #[staticmethod]
+    fn prepend(prepend: String) -> Self {
+        wrap(Normalizer::Prepend(prepend))
+    }
+
+    /// `pattern` is matched literally unless `regex`.
+    #[staticmethod]
+    fn replace(pattern: String, content: String, regex: bool) -> PyResult<Self> {
+        let p = if regex {
+            ReplacePattern::Regex(pattern)
+        } else {
+            ReplacePattern::String(pattern)
+        };
+        Ok(wrap(Normalizer::Replace(
+            Replace::new(p, content).map_err(to_py)?,
+        )))
+    }
+
+    #[staticmethod]
+    fn bert(
+        clean_text: bool,
+        handle_chinese_chars: bool,
+        strip_accents: Option<bool>,
+        lowercase: bool,
+    ) -> Self {
+        wrap(Normalizer::Bert {
+            clean_text,
+            handle_chinese_chars,
+            strip_accents,
+            lowercase,
+        })
+    }
+
+    #[staticmethod]
+    fn sequence(parts: Vec<PyRef<'_, PyNormalizer>>) -> Self {
+        wrap(Normalizer::Sequence(
+            parts.iter().map(|p| p.inner.clone()).collect(),
+        ))
+    }
+
+    fn normalize_str(&self, py: Python<'_>, text: &str) -> String {
+        py.allow_threads(|| self.inner.normalize_str(text))
+    }
+
+    /// (normalized text, per normalized byte the original byte range).
+    fn normalize_aligned(&self, py: Python<'_>, text: &str) -> (String, Vec<(usize, usize)>) {
+        py.allow_threads(|| {
+            let mut n = Normalized::new(text);
+            self.inner.normalize(&mut n);
+            let align = n.alignments().to_vec();
+            (n.into_normalized(), align)
+        })
+    }
+}
