@@ -467,3 +467,38 @@ def test_saved_json_is_hf_shaped(snippet):
     assert doc["pre_tokenizer"]["add_prefix_space"] == snippet["prefix"]
     assert [a["content"] for a in doc["added_tokens"]] == [EOT]
     assert doc["added_tokens"][0]["id"] == VOCAB_SIZE - 1
+
+
+# ----- normalizer and post-processor of the byte-level BPE Tokenizer -----
+# What it cannot apply yet is refused (ignoring it would give other ids than HF's, silently);
+# NFC is applied with HF's alignments, so offsets point into the text as given.
+
+
+def test_normalizer_nfc_applies_and_round_trips_through_hf(snippet, tmp_path):
+    from subword.tokenizers import normalizers as N
+
+    tok = subword.Tokenizer.from_str(snippet["sw"].to_str())
+    assert tok.normalizer is None
+    tok.normalizer = N.NFC()
+    assert type(tok.normalizer).__name__ == "NFC"
+    path = tmp_path / "nfc.json"
+    tok.save(str(path))
+    assert json.loads(path.read_text())["normalizer"] == {"type": "NFC"}
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    for text in ["cafe\u0301 na\u0308ive", "A\u030a\u0323 x", "e\u0301\u0301 <|endoftext|>e\u0301"]:
+        assert _triple(tok.encode(text)) == _triple(hf.encode(text)), text
+    assert type(subword.Tokenizer.from_file(str(path)).normalizer).__name__ == "NFC"
+    tok.normalizer = None
+    assert json.loads(tok.to_str())["normalizer"] is None
+
+
+def test_unsupported_normalizer_and_post_processor_are_refused(snippet):
+    from subword.tokenizers import normalizers as N
+
+    tok = subword.Tokenizer.from_str(snippet["sw"].to_str())
+    before = tok.encode("HELLO").ids
+    with pytest.raises(ValueError, match="Lowercase normalizer"):
+        tok.normalizer = N.Lowercase()
+    with pytest.raises(ValueError, match="post-processor"):
+        tok.post_processor = tokenizers.processors.ByteLevel()
+    assert tok.encode("HELLO").ids == before and tok.normalizer is None

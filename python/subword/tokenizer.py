@@ -60,6 +60,12 @@ class Encoded(metaclass=ABCMeta):  # noqa: B024 - an ABC only so the Rust class 
 Encoded.register(_core.Encoded)
 
 
+def _nfc_normalizer():
+    from .tokenizers.normalizers import NFC
+
+    return NFC()
+
+
 class Tokenizer:
     """Byte-level BPE with HF's workflow::
 
@@ -86,8 +92,8 @@ class Tokenizer:
         self.model = model
         self._pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         self.decoder = decoders.ByteLevel()
-        self.normalizer = None
-        self.post_processor = None
+        self._normalizer = None
+        self._post_processor = None
         self._core = None
         self._added: list[str] = []
         # Added tokens that are not in the model's vocabulary (HF's get_vocab(False) omits them).
@@ -115,6 +121,45 @@ class Tokenizer:
         else:
             self._pre_tokenizer = value
 
+    @property
+    def normalizer(self):
+        """``NFC()`` when texts are put in NFC first (Qwen's files), else None."""
+        if self._core is not None:
+            return _nfc_normalizer() if self._core.normalize() == "NFC" else None
+        return self._normalizer
+
+    @normalizer.setter
+    def normalizer(self, value):
+        # Anything this tokenizer cannot apply is refused: ignoring it would give other ids
+        # than HF's without a word (the full normalizer stage is issue 11's pipeline).
+        from .tokenizers.normalizers import NFC
+
+        if value is not None and not isinstance(value, NFC):
+            raise ValueError(
+                f"the byte-level BPE Tokenizer cannot apply a {type(value).__name__} normalizer "
+                "yet (only subword.tokenizers.normalizers.NFC or None); normalize the texts "
+                "before encoding, e.g. with subword.tokenizers.normalizers"
+            )
+        self._normalizer = value
+        if self._core is not None:
+            doc = json.loads(self._core.to_hf_json(self._prefix_space()))
+            doc["normalizer"] = None if value is None else {"type": "NFC"}
+            self._load_doc(doc)
+
+    @property
+    def post_processor(self):
+        return self._post_processor
+
+    @post_processor.setter
+    def post_processor(self, value):
+        if value is not None:
+            raise ValueError(
+                f"the byte-level BPE Tokenizer cannot apply a {type(value).__name__} "
+                "post-processor yet; it would be silently ignored. Add the special tokens to the "
+                "ids yourself, or use the WordPiece Tokenizer, whose post-processors are supported"
+            )
+        self._post_processor = None
+
     def _prefix_space(self) -> bool:
         return bool(self._pre_tokenizer.add_prefix_space)
 
@@ -138,7 +183,7 @@ class Tokenizer:
                     for t in self._added
                     if t in self.model.vocab
                 ],
-                "normalizer": None,
+                "normalizer": None if self._normalizer is None else {"type": "NFC"},
                 "pre_tokenizer": self._pre_tokenizer._json(),
                 "post_processor": None,
                 "decoder": {"type": "ByteLevel"},

@@ -4,7 +4,8 @@
 //! input character, so offsets never point at it.
 
 use super::{with_scratch, Encoder};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::normalizers::{Normalized, UnicodeForm};
 use crate::specials::Selection;
 use crate::vocab::Rank;
 use std::borrow::Cow;
@@ -17,45 +18,28 @@ pub struct Detailed {
 
 impl Encoder {
     pub fn encode_detailed(&self, text: &str, prefix_space: bool) -> Result<Detailed> {
-        // Offsets through a normalizer need its alignments, which NFC here does not keep yet;
-        // text already in NFC is unchanged by it, so its offsets are exact.
-        if self.normalizes_nfc() && matches!(crate::normalize::nfc(text), Cow::Owned(_)) {
-            return Err(Error::invalid(
-                "this tokenizer normalizes to NFC, and offsets through a normalizer are not \
-                 supported yet: pass text already in NFC (unicodedata.normalize(\"NFC\", text)), \
-                 or use Encoding.from_hf_file for ids without offsets",
-            ));
-        }
         let mut ids = Vec::with_capacity(text.len() / 4 + 1);
         let mut spans = Vec::with_capacity(text.len() / 4 + 1);
-        // `at`: where `seg` starts in `text`.
+        // A stretch between specials: under NFC (Qwen's files) it is normalized as HF does, with
+        // HF's tables and alignments, and each token's byte range maps back through them.
         let segment =
             |seg: &str, at: usize, ids: &mut Vec<Rank>, spans: &mut Vec<(usize, usize)>| {
-                let mut cursor = at;
-                let (owned, mut virtual_bytes);
-                let input = if prefix_space && !seg.starts_with(' ') {
-                    owned = format!(" {seg}");
-                    virtual_bytes = 1;
-                    owned.as_str()
-                } else {
-                    virtual_bytes = 0;
-                    seg
-                };
-                let before = ids.len();
-                with_scratch(|scratch| self.encode_text(input, scratch, ids))?;
-                let first_char = seg.chars().next().map_or(0, char::len_utf8);
-                for &id in &ids[before..] {
-                    let mut len = self.token_bytes(id)?.len();
-                    let skip = len.min(virtual_bytes);
-                    virtual_bytes -= skip;
-                    len -= skip;
-                    if len == 0 {
-                        // Only the added space: HF aligns it with the character it precedes.
-                        spans.push((cursor, cursor + first_char));
-                        continue;
-                    }
-                    spans.push((cursor, cursor + len));
-                    cursor += len;
+                let normalized = (self.normalizes_nfc()
+                    && matches!(crate::normalize::nfc(seg), Cow::Owned(_)))
+                .then(|| {
+                    let mut n = Normalized::new(seg);
+                    UnicodeForm::Nfc.apply(&mut n);
+                    n
+                });
+                let input = normalized.as_ref().map_or(seg, |n| n.normalized());
+                let before = spans.len();
+                self.segment_spans(input, prefix_space, ids, spans)?;
+                for span in &mut spans[before..] {
+                    let (s, e) = match &normalized {
+                        Some(n) => n.original_range(span.0, span.1),
+                        None => *span,
+                    };
+                    *span = (at + s, at + e);
                 }
                 Ok::<(), crate::Error>(())
             };
@@ -81,6 +65,44 @@ impl Encoder {
             offsets: char_offsets(text.as_bytes(), &spans),
             ids,
         })
+    }
+
+    /// The ids of `seg` onto `ids` and each one's byte range in `seg` onto `spans`. A prefix
+    /// space added for ByteLevel belongs to no byte of `seg`: the bytes of a token that are only
+    /// that space point at the first char instead.
+    fn segment_spans(
+        &self,
+        seg: &str,
+        prefix_space: bool,
+        ids: &mut Vec<Rank>,
+        spans: &mut Vec<(usize, usize)>,
+    ) -> Result<()> {
+        let mut cursor = 0;
+        let (owned, mut virtual_bytes);
+        let input = if prefix_space && !seg.starts_with(' ') {
+            owned = format!(" {seg}");
+            virtual_bytes = 1;
+            owned.as_str()
+        } else {
+            virtual_bytes = 0;
+            seg
+        };
+        let before = ids.len();
+        with_scratch(|scratch| self.encode_text(input, scratch, ids))?;
+        let first_char = seg.chars().next().map_or(0, char::len_utf8);
+        for &id in &ids[before..] {
+            let mut len = self.token_bytes(id)?.len();
+            let skip = len.min(virtual_bytes);
+            virtual_bytes -= skip;
+            len -= skip;
+            if len == 0 {
+                spans.push((cursor, cursor + first_char));
+                continue;
+            }
+            spans.push((cursor, cursor + len));
+            cursor += len;
+        }
+        Ok(())
     }
 }
 

@@ -49,8 +49,9 @@ impl Normalized {
         &self.align
     }
 
-    /// The original byte range of the normalized byte range `start..end` (empty ranges map to
-    /// the empty range where they stand).
+    /// The original byte range of the normalized byte range `start..end`: from the first
+    /// byte's start to the last byte's end, as HF maps offsets (empty ranges map to the empty
+    /// range where they stand).
     pub fn original_range(&self, start: usize, end: usize) -> (usize, usize) {
         if start >= end {
             let at = match self.align.get(start) {
