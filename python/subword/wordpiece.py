@@ -62,7 +62,21 @@ class WordPieceTokenizer(Tokenizer):
 
         return property(get, set_)
 
-    normalizer = _part("normalizer")
+    @property
+    def normalizer(self):
+        return self._normalizer
+
+    @normalizer.setter
+    def normalizer(self, value):
+        if value is not None and not isinstance(value, normalizers.BertNormalizer):
+            raise ValueError(
+                "the WordPiece Tokenizer takes a BertNormalizer or None, not "
+                f"{type(value).__name__}: normalize the texts first, or use BertNormalizer's "
+                "options"
+            )
+        self._normalizer = value
+        self._core = None
+
     post_processor = _part("post_processor")
     decoder = _part("decoder")
 

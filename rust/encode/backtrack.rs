@@ -450,7 +450,7 @@ fn last_merge(
 
 #[cfg(test)]
 mod tests {
-    use super::super::merge::tests::{pieces, reference};
+    use super::super::merge::tests::{assert_bpe, falling_ranks_vocab, pieces, reference};
     use super::*;
 
     /// A vocabulary learned the way BPE learns one: the most frequent pair of a pseudo-random text
@@ -531,12 +531,7 @@ mod tests {
                     .encode_within(&vocab, &piece, &mut s, &mut got, None)
                     .unwrap();
                 assert!(done && !table.is_off());
-                assert_eq!(
-                    got,
-                    reference(&vocab, &piece),
-                    "{:?}",
-                    String::from_utf8_lossy(&piece)
-                );
+                assert_bpe(&vocab, &piece, &got);
             }
         }
     }
@@ -589,17 +584,7 @@ mod tests {
     /// table must notice and hand every such piece back, never answer wrongly.
     #[test]
     fn merges_going_down_in_rank_switch_it_off() {
-        let mut tokens: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
-        for (t, r) in [
-            ("xy", 270),
-            ("zxy", 260),
-            ("yz", 265),
-            ("zxyz", 262),
-            ("xyy", 258),
-        ] {
-            tokens.push((t.as_bytes().to_vec(), r));
-        }
-        let vocab = Vocab::new(tokens, vec![]).unwrap();
+        let vocab = falling_ranks_vocab();
         let table = Backtrack::build(&vocab).unwrap();
         let mut s = Scratch::default();
         let mut handed = 0;

@@ -309,6 +309,12 @@ pub(super) mod tests {
         parts.iter().map(|p| vocab.rank(p).unwrap()).collect()
     }
 
+    /// `got` is the textbook BPE of `piece`.
+    pub(in crate::encode) fn assert_bpe(vocab: &Vocab, piece: &[u8], got: &[Rank]) {
+        let want = reference(vocab, piece);
+        assert_eq!(got, want, "{:?}", String::from_utf8_lossy(piece));
+    }
+
     fn toy_vocab() -> Vocab {
         let mut tokens: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
         for (k, t) in [
@@ -355,9 +361,8 @@ pub(super) mod tests {
     }
 
     /// Tokens that rank below one of their parts (`zxy` below `xy`), so a merge can create a pair
-    /// of lower rank than its own: the long-piece merge must then take that pair first.
-    #[test]
-    fn lower_ranks_created_by_a_merge_go_first() {
+    /// of lower rank than its own.
+    pub(in crate::encode) fn falling_ranks_vocab() -> Vocab {
         let mut tokens: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
         for (t, r) in [
             ("xy", 270),
@@ -368,16 +373,17 @@ pub(super) mod tests {
         ] {
             tokens.push((t.as_bytes().to_vec(), r));
         }
-        let vocab = Vocab::new(tokens, vec![]).unwrap();
+        Vocab::new(tokens, vec![]).unwrap()
+    }
+
+    /// The long-piece merge must take a lower-ranked pair a merge created first.
+    #[test]
+    fn lower_ranks_created_by_a_merge_go_first() {
+        let vocab = falling_ranks_vocab();
         for piece in pieces(b"xyz", 0x9e3779b97f4a7c15, 400) {
             let mut got = Vec::new();
             merge_heap(&vocab, &piece, &mut HeapScratch::default(), &mut got).unwrap();
-            assert_eq!(
-                got,
-                reference(&vocab, &piece),
-                "{:?}",
-                String::from_utf8_lossy(&piece)
-            );
+            assert_bpe(&vocab, &piece, &got);
         }
     }
 

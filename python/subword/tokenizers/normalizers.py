@@ -200,6 +200,20 @@ class BertNormalizer(Normalizer):
             self.clean_text, self.handle_chinese_chars, self.strip_accents, self.lowercase
         )
 
+    # The WordPiece pipeline still takes its parts as tokenizer.json (until issue 11 moves the
+    # whole pipeline into the core).
+    def _json(self) -> dict:
+        return {"type": "BertNormalizer", **{f: getattr(self, f) for f in self._fields}}
+
+    @classmethod
+    def _from_json(cls, d: dict) -> BertNormalizer:
+        return cls(
+            d.get("clean_text", True),
+            d.get("handle_chinese_chars", True),
+            d.get("strip_accents"),
+            d.get("lowercase", True),
+        )
+
 
 class Sequence(Normalizer):
     """The normalizers of ``normalizers``, one after the other."""
