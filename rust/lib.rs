@@ -11,6 +11,7 @@ pub mod normalize;
 pub mod normalizers;
 pub mod pool;
 pub mod postprocess;
+pub mod pre_tokenizers;
 pub mod pretokenize;
 pub mod specials;
 pub mod vocab;

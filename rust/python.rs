@@ -2,6 +2,7 @@
 
 mod id_lists;
 mod normalizers;
+mod pre_tokenizers;
 
 use crate::encode::{par_map, Encoder, FlatBatch, Stream};
 use crate::error::Error;
@@ -1256,6 +1257,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     train::set_interrupt_check(interrupted);
     m.add_class::<PyCore>()?;
     m.add_class::<normalizers::PyNormalizer>()?;
+    m.add_class::<pre_tokenizers::PyPreTokenizer>()?;
     m.add_class::<PyStream>()?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;

@@ -1,0 +1,96 @@
+//! Bindings of the pre-tokenizer stage: one Python class, built from typed arguments (no JSON
+//! crosses), with HF's `pre_tokenize_str`. The Python classes of
+//! `subword.tokenizers.pre_tokenizers` wrap it.
+
+use super::to_py;
+use crate::pre_tokenizers::{Behavior, PreTokenizer, Split};
+use pyo3::prelude::*;
+
+#[pyclass(module = "subword._core", name = "CorePreTokenizer", frozen)]
+#[derive(Clone)]
+pub struct PyPreTokenizer {
+    pub inner: PreTokenizer,
+}
+
+fn wrap(inner: PreTokenizer) -> PyPreTokenizer {
+    PyPreTokenizer { inner }
+}
+
+fn behavior(name: &str) -> PyResult<Behavior> {
+    Behavior::parse(name).map_err(to_py)
+}
+
+#[pymethods]
+impl PyPreTokenizer {
+    #[staticmethod]
+    fn whitespace() -> Self {
+        wrap(PreTokenizer::Whitespace)
+    }
+
+    #[staticmethod]
+    fn whitespace_split() -> Self {
+        wrap(PreTokenizer::WhitespaceSplit)
+    }
+
+    #[staticmethod]
+    fn bert() -> Self {
+        wrap(PreTokenizer::Bert)
+    }
+
+    #[staticmethod]
+    fn punctuation(behavior_name: &str) -> PyResult<Self> {
+        Ok(wrap(PreTokenizer::Punctuation(behavior(behavior_name)?)))
+    }
+
+    #[staticmethod]
+    fn digits(individual_digits: bool) -> Self {
+        wrap(PreTokenizer::Digits {
+            individual: individual_digits,
+        })
+    }
+
+    #[staticmethod]
+    fn char_delimiter_split(delimiter: char) -> Self {
+        wrap(PreTokenizer::CharDelimiterSplit(delimiter))
+    }
+
+    #[staticmethod]
+    fn split(pattern: String, regex: bool, behavior_name: &str, invert: bool) -> PyResult<Self> {
+        let b = behavior(behavior_name)?;
+        Ok(wrap(PreTokenizer::Split(
+            Split::new(pattern, regex, b, invert).map_err(to_py)?,
+        )))
+    }
+
+    #[staticmethod]
+    fn sequence(parts: Vec<PyRef<'_, PyPreTokenizer>>) -> Self {
+        wrap(PreTokenizer::Sequence(
+            parts.iter().map(|p| p.inner.clone()).collect(),
+        ))
+    }
+
+    /// HF's `pre_tokenize_str`: each piece and its (start, end) character offsets.
+    fn pre_tokenize_str(
+        &self,
+        py: Python<'_>,
+        text: &str,
+    ) -> PyResult<Vec<(String, (usize, usize))>> {
+        let pieces = py
+            .allow_threads(|| self.inner.pre_tokenize_str(text))
+            .map_err(to_py)?;
+        // Byte offsets to char offsets, in one pass (pieces are in order).
+        let mut out = Vec::with_capacity(pieces.len());
+        let (mut byte, mut chars) = (0usize, 0usize);
+        let mut count_to = |target: usize| {
+            chars += text[byte..target].chars().count();
+            byte = target;
+            chars
+        };
+        for (s, e) in pieces {
+            let cs = count_to(s);
+            let ce = count_to(e);
+            out.push((text[s..e].to_string(), (cs, ce)));
+        }
+        Ok(out)
+    }
+}
