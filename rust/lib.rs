@@ -5,6 +5,7 @@
 //! of truth for ids and bytes; `formats` reads and writes vocabulary files; `python` is the binding.
 
 pub mod bert;
+pub mod decoders;
 pub mod encode;
 pub mod error;
 pub mod normalize;

@@ -1,5 +1,6 @@
 //! PyO3 bindings: type conversion, GIL release and error mapping only; no tokenizer logic here.
 
+mod decoders;
 mod id_lists;
 mod normalizers;
 mod pre_tokenizers;
@@ -1257,6 +1258,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     train::set_interrupt_check(interrupted);
     m.add_class::<PyCore>()?;
     m.add_class::<normalizers::PyNormalizer>()?;
+    m.add_class::<decoders::PyDecoder>()?;
     m.add_class::<pre_tokenizers::PyPreTokenizer>()?;
     m.add_class::<PyStream>()?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;

@@ -72,8 +72,26 @@ impl Replace {
     }
 
     pub fn apply(&self, n: &mut Normalized) {
-        let text = n.normalized();
-        let matches: Vec<(usize, usize)> = match (&self.pattern, &self.regex) {
+        let matches = self.matches(n.normalized());
+        n.replace_ranges(&matches, &self.content);
+    }
+
+    /// `text` with every match replaced (the decoders' Replace, where no alignment is kept).
+    pub fn replace_str(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for (s, e) in self.matches(text) {
+            out.push_str(&text[last..s]);
+            out.push_str(&self.content);
+            last = e;
+        }
+        out.push_str(&text[last..]);
+        out
+    }
+
+    /// The non-empty matches, in order.
+    fn matches(&self, text: &str) -> Vec<(usize, usize)> {
+        match (&self.pattern, &self.regex) {
             (ReplacePattern::String(s), _) => text
                 .match_indices(s.as_str())
                 .map(|(i, m)| (i, i + m.len()))
@@ -86,7 +104,6 @@ impl Replace {
                 .map(|m| (m.start(), m.end()))
                 .collect(),
             (ReplacePattern::Regex(_), None) => Vec::new(),
-        };
-        n.replace_ranges(&matches, &self.content);
+        }
     }
 }

@@ -1,15 +1,15 @@
 """``subword.tokenizers``: HF ``tokenizers``' module layout over subword's Rust core.
 
 Being built component by component (issue 11); what is here behaves as HF's does, checked
-against HF's package in the tests. So far: ``normalizers``, the cutting ``pre_tokenizers`` and
-``Regex``.
+against HF's package in the tests. So far: ``normalizers``, the cutting ``pre_tokenizers``,
+``decoders`` and ``Regex``.
 """
 
 from __future__ import annotations
 
-from . import normalizers, pre_tokenizers
+from . import decoders, normalizers, pre_tokenizers
 
-__all__ = ["Regex", "normalizers", "pre_tokenizers"]
+__all__ = ["Regex", "decoders", "normalizers", "pre_tokenizers"]
 
 
 class Regex:
