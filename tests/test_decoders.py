@@ -106,6 +106,13 @@ def test_byte_level_round_trips_every_byte():
 
 
 @pytest.mark.parametrize("make", [m for m, _ in ALL], ids=IDS)
+def test_getstate_is_hfs_json(make):
+    import json
+
+    assert json.loads(make(D).__getstate__()) == json.loads(make(HD).__getstate__())
+
+
+@pytest.mark.parametrize("make", [m for m, _ in ALL], ids=IDS)
 def test_pickle_and_equality(make):
     d = make(D)
     back = pickle.loads(pickle.dumps(d))
@@ -118,8 +125,10 @@ def test_pickle_and_equality(make):
 def test_bad_arguments_are_clear_errors():
     with pytest.raises(ValueError, match="prepend_scheme"):
         D.Metaspace(prepend_scheme="sometimes")
-    with pytest.raises(ValueError, match="one character"):
+    with pytest.raises(ValueError, match="length 1"):
         D.Metaspace(replacement="ab")
+    with pytest.raises(TypeError, match="unknown options"):
+        D.ByteLevel(trim=True)
     with pytest.raises(ValueError, match="counts"):
         D.Strip(" ", -1, 0)
     with pytest.raises(TypeError, match="token strings"):

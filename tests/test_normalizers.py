@@ -114,6 +114,13 @@ def test_sequence_alignments_give_hfs_offsets(picks, text):
 
 
 @pytest.mark.parametrize("make", [m for m, _ in ALL], ids=IDS)
+def test_getstate_is_hfs_json(make):
+    import json
+
+    assert json.loads(make(N).__getstate__()) == json.loads(make(HN).__getstate__())
+
+
+@pytest.mark.parametrize("make", [m for m, _ in ALL], ids=IDS)
 def test_pickle_and_equality(make):
     n = make(N)
     back = pickle.loads(pickle.dumps(n))

@@ -62,6 +62,13 @@ def test_sequences_equal_hf(picks, text):
 
 
 @pytest.mark.parametrize("make", [m for m, _ in ALL], ids=IDS)
+def test_getstate_is_hfs_json(make):
+    import json
+
+    assert json.loads(make(P).__getstate__()) == json.loads(make(HP).__getstate__())
+
+
+@pytest.mark.parametrize("make", [m for m, _ in ALL], ids=IDS)
 def test_pickle_and_equality(make):
     p = make(P)
     back = pickle.loads(pickle.dumps(p))

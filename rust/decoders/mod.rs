@@ -41,7 +41,12 @@ impl PrependScheme {
 
 #[derive(Clone, Debug)]
 pub enum Decoder {
-    ByteLevel,
+    /// HF's ByteLevel options, kept for its JSON form; decoding does not use them.
+    ByteLevel {
+        add_prefix_space: bool,
+        trim_offsets: bool,
+        use_regex: bool,
+    },
     ByteFallback,
     WordPiece {
         prefix: String,
@@ -74,7 +79,7 @@ impl Decoder {
     /// HF's `decode_chain`.
     pub fn decode_chain(&self, tokens: Vec<String>) -> Vec<String> {
         match self {
-            Decoder::ByteLevel => bytes::byte_level(tokens),
+            Decoder::ByteLevel { .. } => bytes::byte_level(tokens),
             Decoder::ByteFallback => bytes::byte_fallback(tokens),
             Decoder::WordPiece { prefix, cleanup } => marks::wordpiece(tokens, prefix, *cleanup),
             Decoder::Metaspace {
@@ -150,7 +155,11 @@ impl Decoder {
             }
         };
         Ok(match kind {
-            "ByteLevel" => Decoder::ByteLevel,
+            "ByteLevel" => Decoder::ByteLevel {
+                add_prefix_space: flag("add_prefix_space", true)?,
+                trim_offsets: flag("trim_offsets", true)?,
+                use_regex: flag("use_regex", true)?,
+            },
             "ByteFallback" => Decoder::ByteFallback,
             "Fuse" => Decoder::Fuse,
             "WordPiece" => Decoder::WordPiece {
@@ -209,7 +218,16 @@ impl Decoder {
     /// HF's tokenizer.json form.
     pub fn to_json(&self) -> Value {
         match self {
-            Decoder::ByteLevel => json!({"type": "ByteLevel"}),
+            Decoder::ByteLevel {
+                add_prefix_space,
+                trim_offsets,
+                use_regex,
+            } => json!({
+                "type": "ByteLevel",
+                "add_prefix_space": add_prefix_space,
+                "trim_offsets": trim_offsets,
+                "use_regex": use_regex,
+            }),
             Decoder::ByteFallback => json!({"type": "ByteFallback"}),
             Decoder::Fuse => json!({"type": "Fuse"}),
             Decoder::WordPiece { prefix, cleanup } => {

@@ -19,8 +19,12 @@ fn wrap(inner: Decoder) -> PyDecoder {
 #[pymethods]
 impl PyDecoder {
     #[staticmethod]
-    fn byte_level() -> Self {
-        wrap(Decoder::ByteLevel)
+    fn byte_level(add_prefix_space: bool, trim_offsets: bool, use_regex: bool) -> Self {
+        wrap(Decoder::ByteLevel {
+            add_prefix_space,
+            trim_offsets,
+            use_regex,
+        })
     }
 
     #[staticmethod]
@@ -91,5 +95,10 @@ impl PyDecoder {
 
     fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> String {
         py.allow_threads(|| self.inner.decode(tokens))
+    }
+
+    /// HF's tokenizer.json form of the component, as text (what HF's `__getstate__` returns).
+    fn to_json_str(&self) -> String {
+        self.inner.to_json().to_string()
     }
 }

@@ -103,4 +103,9 @@ impl PyNormalizer {
             (n.into_normalized(), align)
         })
     }
+
+    /// HF's tokenizer.json form of the component, as text (what HF's `__getstate__` returns).
+    fn to_json_str(&self) -> String {
+        self.inner.to_json().to_string()
+    }
 }

@@ -56,6 +56,10 @@ class Decoder:
     def __reduce__(self):
         return (type(self), self._args())
 
+    def __getstate__(self) -> bytes:
+        """HF's JSON form (tokenizer.json), as HF's ``__getstate__`` gives it."""
+        return self._core_decoder().to_json_str().encode()
+
     def __repr__(self) -> str:
         args = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
         return f"{type(self).__name__}({args})"
@@ -68,15 +72,35 @@ class Decoder:
 
 def _char(name: str, value: Any) -> str:
     if not isinstance(value, str) or len(value) != 1:
-        raise ValueError(f"{name} must be one character, got {value!r}")
+        raise ValueError(f"{name}: expected a string of length 1 (one character), got {value!r}")
     return value
 
 
 class ByteLevel(Decoder):
-    """GPT-2's byte alphabet back to text."""
+    """GPT-2's byte alphabet back to text. HF's ByteLevel options are kept (its JSON form has
+    them) but do not change decoding; ``type="ByteLevel"`` is accepted so that
+    ``ByteLevel(**json.loads(d.__getstate__()))`` works, as in HF."""
+
+    _fields = ("add_prefix_space", "trim_offsets", "use_regex")
+
+    def __init__(
+        self,
+        add_prefix_space: bool = True,
+        trim_offsets: bool = True,
+        use_regex: bool = True,
+        **kwargs: Any,
+    ):
+        unknown = {k: v for k, v in kwargs.items() if not (k == "type" and v == "ByteLevel")}
+        if unknown:
+            raise TypeError(f"ByteLevel got unknown options {sorted(unknown)}")
+        self.add_prefix_space = bool(add_prefix_space)
+        self.trim_offsets = bool(trim_offsets)
+        self.use_regex = bool(use_regex)
 
     def _build(self):
-        return _core.CoreDecoder.byte_level()
+        return _core.CoreDecoder.byte_level(
+            self.add_prefix_space, self.trim_offsets, self.use_regex
+        )
 
 
 class ByteFallback(Decoder):

@@ -63,6 +63,10 @@ class PreTokenizer:
     def __reduce__(self):
         return (type(self), self._args())
 
+    def __getstate__(self) -> bytes:
+        """HF's JSON form (tokenizer.json), as HF's ``__getstate__`` gives it."""
+        return self._core_pre_tokenizer().to_json_str().encode()
+
     def __repr__(self) -> str:
         args = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
         return f"{type(self).__name__}({args})"
