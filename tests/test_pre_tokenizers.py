@@ -23,6 +23,15 @@ def _regex(m, pattern):
 
 
 ALL = [
+    (lambda m: m.ByteLevel(), "ByteLevel"),
+    (lambda m: m.ByteLevel(add_prefix_space=False), "ByteLevel no prefix"),
+    (lambda m: m.ByteLevel(use_regex=False), "ByteLevel no regex"),
+    (lambda m: m.Metaspace(), "Metaspace"),
+    (lambda m: m.Metaspace(prepend_scheme="first"), "Metaspace first"),
+    (lambda m: m.Metaspace(prepend_scheme="never", split=False), "Metaspace never unsplit"),
+    (lambda m: m.Metaspace(replacement="_"), "Metaspace _"),
+    (lambda m: m.FixedLength(), "FixedLength"),
+    (lambda m: m.FixedLength(2), "FixedLength 2"),
     (lambda m: m.Whitespace(), "Whitespace"),
     (lambda m: m.WhitespaceSplit(), "WhitespaceSplit"),
     (lambda m: m.BertPreTokenizer(), "BertPreTokenizer"),
@@ -103,3 +112,12 @@ def test_bad_arguments_are_clear_errors():
         P.Split(3, "removed")
     with pytest.raises(TypeError, match="position 0"):
         P.Sequence(["x"])
+    with pytest.raises(ValueError, match="length 1"):
+        P.Metaspace(replacement="")
+    with pytest.raises(ValueError, match="at least 1"):
+        P.FixedLength(0)
+    with pytest.raises(ValueError, match="prepend_scheme"):
+        P.Metaspace(prepend_scheme="twice")
+    with pytest.raises(TypeError, match="unknown options"):
+        P.ByteLevel(prefix=True)
+    assert sorted(P.ByteLevel.alphabet()) == sorted(HP.ByteLevel.alphabet())

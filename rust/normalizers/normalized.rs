@@ -13,7 +13,9 @@
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Normalized {
-    original: String,
+    /// Bytes of the original text (the alignments point into it; the text itself is not kept,
+    /// so that the pieces a pre-tokenizer cuts are cheap).
+    original_len: usize,
     normalized: String,
     align: Vec<(usize, usize)>,
 }
@@ -26,14 +28,20 @@ impl Normalized {
             align.extend(std::iter::repeat_n((start, end), c.len_utf8()));
         }
         Normalized {
-            original: text.to_string(),
+            original_len: text.len(),
             normalized: text.to_string(),
             align,
         }
     }
 
-    pub fn original(&self) -> &str {
-        &self.original
+    /// The normalized bytes `start..end` (char boundaries) as a piece of their own, aligned to
+    /// the same original.
+    pub fn slice(&self, start: usize, end: usize) -> Normalized {
+        Normalized {
+            original_len: self.original_len,
+            normalized: self.normalized[start..end].to_string(),
+            align: self.align[start..end].to_vec(),
+        }
     }
 
     pub fn normalized(&self) -> &str {
@@ -126,7 +134,7 @@ impl Normalized {
     }
 
     fn end_alignment(&self) -> (usize, usize) {
-        let end = self.original.len();
+        let end = self.original_len;
         (end, end)
     }
 

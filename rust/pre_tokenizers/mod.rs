@@ -1,14 +1,18 @@
-//! The pre-tokenizer stage of the pipeline: the normalized text cut into pieces (byte ranges),
-//! each later encoded on its own. The components are HF `tokenizers`' own, with its names,
-//! defaults, JSON form and results (its package is the test oracle). So far the ones that only
-//! cut (`split.rs` has HF's matching and behaviors); ByteLevel and Metaspace, which also rewrite
-//! the text, are the byte-level encoders' scanners (`crate::pretokenize`) for now.
+//! The pre-tokenizer stage of the pipeline: the normalized text cut into pieces, each a
+//! normalized string of its own that still knows, byte by byte, where in the original it came
+//! from; each piece is later encoded on its own. The components are HF `tokenizers`' own, with
+//! its names, defaults, JSON form and results (its package is the test oracle): those that only
+//! cut (`split.rs` has HF's matching and behaviors) and those that also rewrite their pieces
+//! (`rewrite.rs`: ByteLevel, Metaspace).
 
+mod rewrite;
 pub mod split;
 
+pub use crate::decoders::PrependScheme;
 pub use split::{Behavior, Split};
 
 use crate::error::{Error, Result};
+use crate::normalizers::Normalized;
 use serde_json::{json, Value};
 use split::{apply, chars_matching, regex_matches, shift};
 use std::sync::LazyLock;
@@ -29,6 +33,22 @@ pub enum PreTokenizer {
     CharDelimiterSplit(char),
     /// Whitespace removed, then each punctuation char isolated.
     Bert,
+    /// Pieces of `length` chars (the last may be shorter); `length` is at least 1.
+    FixedLength(usize),
+    /// GPT-2's bytes as printable chars, optionally after a space and GPT-2's pattern
+    /// (`trim_offsets` is the post-processor's business; kept for the JSON form).
+    ByteLevel {
+        add_prefix_space: bool,
+        trim_offsets: bool,
+        use_regex: bool,
+    },
+    /// Spaces as `replacement`, one put first by `prepend_scheme`, and (with `split`) a piece
+    /// per word, each starting with its `replacement`.
+    Metaspace {
+        replacement: char,
+        prepend_scheme: PrependScheme,
+        split: bool,
+    },
     Sequence(Vec<PreTokenizer>),
 }
 
@@ -41,35 +61,60 @@ static WORDS: LazyLock<fancy_regex::Regex> =
     LazyLock::new(|| fancy_regex::Regex::new(r"\w+|[^\w\s]+").expect("a valid regex"));
 
 impl PreTokenizer {
-    /// Cut each of `pieces` (byte ranges of `text`, in order) further.
-    pub fn pre_tokenize(
-        &self,
-        text: &str,
-        pieces: Vec<(usize, usize)>,
-    ) -> Result<Vec<(usize, usize)>> {
+    /// Cut each of `pieces` (in order) further.
+    pub fn pre_tokenize(&self, pieces: Vec<Normalized>) -> Result<Vec<Normalized>> {
         if let PreTokenizer::Sequence(parts) = self {
             let mut pieces = pieces;
             for p in parts {
-                pieces = p.pre_tokenize(text, pieces)?;
+                pieces = p.pre_tokenize(pieces)?;
             }
             return Ok(pieces);
         }
         let mut out = Vec::with_capacity(pieces.len());
-        for range in pieces {
-            out.extend(self.cut(text, range)?);
+        for piece in pieces {
+            match self {
+                PreTokenizer::ByteLevel {
+                    add_prefix_space,
+                    use_regex,
+                    ..
+                } => out.extend(rewrite::byte_level(piece, *add_prefix_space, *use_regex)?),
+                PreTokenizer::Metaspace {
+                    replacement,
+                    prepend_scheme,
+                    split,
+                } => out.extend(rewrite::metaspace(
+                    piece,
+                    *replacement,
+                    *prepend_scheme,
+                    *split,
+                )),
+                _ => {
+                    let ranges = self.cut(piece.normalized())?;
+                    out.extend(ranges.into_iter().map(|(s, e)| piece.slice(s, e)));
+                }
+            }
         }
         Ok(out)
     }
 
-    /// The pieces of the whole of `text`.
-    pub fn pre_tokenize_str(&self, text: &str) -> Result<Vec<(usize, usize)>> {
-        self.pre_tokenize(text, vec![(0, text.len())])
+    /// The pieces of the whole of `text` (as HF's `pre_tokenize_str`): each piece's text and
+    /// the byte range of `text` it covers.
+    pub fn pre_tokenize_str(&self, text: &str) -> Result<Vec<(String, (usize, usize))>> {
+        let pieces = self.pre_tokenize(vec![Normalized::new(text)])?;
+        Ok(pieces
+            .into_iter()
+            .filter(|p| !p.normalized().is_empty())
+            .map(|p| {
+                let range = p.original_range(0, p.normalized().len());
+                (p.into_normalized(), range)
+            })
+            .collect())
     }
 
-    fn cut(&self, text: &str, range: (usize, usize)) -> Result<Vec<(usize, usize)>> {
-        let part = &text[range.0..range.1];
+    /// The pieces (byte ranges) a cutting pre-tokenizer makes of `part`.
+    fn cut(&self, part: &str) -> Result<Vec<(usize, usize)>> {
         let pieces = match self {
-            PreTokenizer::Split(s) => return s.split(text, range),
+            PreTokenizer::Split(s) => return s.split(part, (0, part.len())),
             PreTokenizer::Whitespace => {
                 let mut marked = regex_matches(part, &WORDS)?;
                 for m in &mut marked {
@@ -104,9 +149,22 @@ impl PreTokenizer {
                 }
                 out
             }
-            PreTokenizer::Sequence(_) => unreachable!("handled in pre_tokenize"),
+            PreTokenizer::FixedLength(n) => {
+                let starts: Vec<usize> = part.char_indices().map(|(i, _)| i).collect();
+                starts
+                    .chunks(*n)
+                    .enumerate()
+                    .map(|(k, chunk)| {
+                        let end = starts.get((k + 1) * n).copied().unwrap_or(part.len());
+                        (chunk[0], end)
+                    })
+                    .collect()
+            }
+            PreTokenizer::ByteLevel { .. }
+            | PreTokenizer::Metaspace { .. }
+            | PreTokenizer::Sequence(_) => unreachable!("handled in pre_tokenize"),
         };
-        Ok(shift(pieces, range.0))
+        Ok(pieces)
     }
 
     /// From HF's tokenizer.json form; `path` names the place in the file for errors.
@@ -207,7 +265,59 @@ impl PreTokenizer {
                         .collect::<Result<_>>()?,
                 )
             }
-            "ByteLevel" | "Metaspace" | "UnicodeScripts" | "FixedLength" => {
+            "ByteLevel" => {
+                let flag = |key: &str| -> Result<bool> {
+                    match obj.get(key) {
+                        None => Ok(true),
+                        Some(Value::Bool(b)) => Ok(*b),
+                        Some(other) => Err(Error::invalid(format!(
+                            "{path}.{key}: expected true or false, got {other}"
+                        ))),
+                    }
+                };
+                PreTokenizer::ByteLevel {
+                    add_prefix_space: flag("add_prefix_space")?,
+                    trim_offsets: flag("trim_offsets")?,
+                    use_regex: flag("use_regex")?,
+                }
+            }
+            "Metaspace" => {
+                let replacement = obj
+                    .get("replacement")
+                    .and_then(Value::as_str)
+                    .unwrap_or("▁");
+                let mut chars = replacement.chars();
+                let replacement = match (chars.next(), chars.next()) {
+                    (Some(c), None) => c,
+                    _ => {
+                        return Err(Error::invalid(format!(
+                            "{path}.replacement: expected a string of length 1, got {replacement:?}"
+                        )))
+                    }
+                };
+                let scheme = obj
+                    .get("prepend_scheme")
+                    .and_then(Value::as_str)
+                    .unwrap_or("always");
+                PreTokenizer::Metaspace {
+                    replacement,
+                    prepend_scheme: PrependScheme::parse(scheme)
+                        .map_err(|e| Error::invalid(format!("{path}.prepend_scheme: {e}")))?,
+                    split: obj.get("split").and_then(Value::as_bool).unwrap_or(true),
+                }
+            }
+            "FixedLength" => {
+                let n = match obj.get("length") {
+                    None => 5,
+                    Some(v) => v.as_u64().filter(|&n| n > 0).ok_or_else(|| {
+                        Error::invalid(format!(
+                            "{path}.length: expected a count of at least 1, got {v}"
+                        ))
+                    })? as usize,
+                };
+                PreTokenizer::FixedLength(n)
+            }
+            "UnicodeScripts" => {
                 return Err(Error::invalid(format!(
                     "{path}: the {kind} pre-tokenizer is not in this stage yet"
                 )))
@@ -227,6 +337,7 @@ impl PreTokenizer {
             PreTokenizer::Whitespace => json!({"type": "Whitespace"}),
             PreTokenizer::WhitespaceSplit => json!({"type": "WhitespaceSplit"}),
             PreTokenizer::Bert => json!({"type": "BertPreTokenizer"}),
+            PreTokenizer::FixedLength(n) => json!({"type": "FixedLength", "length": n}),
             PreTokenizer::Punctuation(b) => {
                 json!({"type": "Punctuation", "behavior": b.json_name()})
             }
@@ -236,6 +347,26 @@ impl PreTokenizer {
             PreTokenizer::CharDelimiterSplit(c) => {
                 json!({"type": "CharDelimiterSplit", "delimiter": c.to_string()})
             }
+            PreTokenizer::ByteLevel {
+                add_prefix_space,
+                trim_offsets,
+                use_regex,
+            } => json!({
+                "type": "ByteLevel",
+                "add_prefix_space": add_prefix_space,
+                "trim_offsets": trim_offsets,
+                "use_regex": use_regex,
+            }),
+            PreTokenizer::Metaspace {
+                replacement,
+                prepend_scheme,
+                split,
+            } => json!({
+                "type": "Metaspace",
+                "replacement": replacement.to_string(),
+                "prepend_scheme": prepend_scheme.name(),
+                "split": split,
+            }),
             PreTokenizer::Sequence(parts) => json!({
                 "type": "Sequence",
                 "pretokenizers": parts.iter().map(PreTokenizer::to_json).collect::<Vec<_>>(),

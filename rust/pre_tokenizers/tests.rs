@@ -11,6 +11,7 @@ fn all() -> Vec<PreTokenizer> {
         PreTokenizer::Whitespace,
         PreTokenizer::WhitespaceSplit,
         PreTokenizer::Bert,
+        PreTokenizer::FixedLength(3),
         PreTokenizer::Punctuation(Behavior::Isolated),
         PreTokenizer::Punctuation(Behavior::MergedWithNext),
         PreTokenizer::Digits { individual: true },
@@ -19,6 +20,16 @@ fn all() -> Vec<PreTokenizer> {
         split(" ", false, Behavior::MergedWithPrevious, false),
         split(r"\s+", true, Behavior::Removed, true),
         split(r"\d", true, Behavior::Contiguous, false),
+        PreTokenizer::ByteLevel {
+            add_prefix_space: true,
+            trim_offsets: true,
+            use_regex: true,
+        },
+        PreTokenizer::Metaspace {
+            replacement: '▁',
+            prepend_scheme: PrependScheme::First,
+            split: true,
+        },
         PreTokenizer::Sequence(vec![
             PreTokenizer::WhitespaceSplit,
             PreTokenizer::Digits { individual: true },
@@ -41,13 +52,14 @@ fn pieces_are_in_order_inside_the_text_and_on_char_boundaries() {
         for text in TEXTS {
             let pieces = p.pre_tokenize_str(text).unwrap();
             let mut last = 0;
-            for &(s, e) in &pieces {
+            for (piece, (s, e)) in &pieces {
+                let (s, e) = (*s, *e);
                 assert!(
-                    last <= s && s < e && e <= text.len(),
+                    !piece.is_empty() && last <= s && s <= e && e <= text.len(),
                     "{p:?} {text:?}: {pieces:?}"
                 );
                 assert!(text.is_char_boundary(s) && text.is_char_boundary(e));
-                last = e;
+                last = s;
             }
         }
     }
@@ -66,8 +78,8 @@ fn isolated_and_contiguous_keep_every_byte() {
             let joined: String = p
                 .pre_tokenize_str(text)
                 .unwrap()
-                .iter()
-                .map(|&(s, e)| &text[s..e])
+                .into_iter()
+                .map(|(piece, _)| piece)
                 .collect();
             assert_eq!(joined, *text, "{b:?}");
         }
@@ -89,10 +101,10 @@ fn json_round_trips_and_errors_name_their_place() {
         e.contains("pre_tokenizer.behavior") && e.contains("Up"),
         "{e}"
     );
-    let v = serde_json::json!({"type": "Sequence", "pretokenizers": [{"type": "Metaspace"}]});
+    let v = serde_json::json!({"type": "Sequence", "pretokenizers": [{"type": "UnicodeScripts"}]});
     let e = PreTokenizer::from_json(&v, "p").unwrap_err().to_string();
     assert!(
-        e.contains("p.pretokenizers[0]") && e.contains("Metaspace"),
+        e.contains("p.pretokenizers[0]") && e.contains("UnicodeScripts"),
         "{e}"
     );
 }

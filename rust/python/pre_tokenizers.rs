@@ -38,6 +38,16 @@ impl PyPreTokenizer {
     }
 
     #[staticmethod]
+    fn fixed_length(length: usize) -> PyResult<Self> {
+        if length == 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "FixedLength needs a length of at least 1",
+            ));
+        }
+        Ok(wrap(PreTokenizer::FixedLength(length)))
+    }
+
+    #[staticmethod]
     fn punctuation(behavior_name: &str) -> PyResult<Self> {
         Ok(wrap(PreTokenizer::Punctuation(behavior(behavior_name)?)))
     }
@@ -78,20 +88,36 @@ impl PyPreTokenizer {
         let pieces = py
             .allow_threads(|| self.inner.pre_tokenize_str(text))
             .map_err(to_py)?;
-        // Byte offsets to char offsets, in one pass (pieces are in order).
-        let mut out = Vec::with_capacity(pieces.len());
-        let (mut byte, mut chars) = (0usize, 0usize);
-        let mut count_to = |target: usize| {
-            chars += text[byte..target].chars().count();
-            byte = target;
-            chars
-        };
-        for (s, e) in pieces {
-            let cs = count_to(s);
-            let ce = count_to(e);
-            out.push((text[s..e].to_string(), (cs, ce)));
+        // `chars[b]`: how many chars start before byte b.
+        let mut chars = Vec::with_capacity(text.len() + 1);
+        let mut n = 0;
+        for &byte in text.as_bytes() {
+            chars.push(n);
+            n += usize::from(byte & 0xC0 != 0x80);
         }
-        Ok(out)
+        chars.push(n);
+        Ok(pieces
+            .into_iter()
+            .map(|(piece, (s, e))| (piece, (chars[s], chars[e])))
+            .collect())
+    }
+
+    #[staticmethod]
+    fn byte_level(add_prefix_space: bool, trim_offsets: bool, use_regex: bool) -> Self {
+        wrap(PreTokenizer::ByteLevel {
+            add_prefix_space,
+            trim_offsets,
+            use_regex,
+        })
+    }
+
+    #[staticmethod]
+    fn metaspace(replacement: char, prepend_scheme: &str, split: bool) -> PyResult<Self> {
+        Ok(wrap(PreTokenizer::Metaspace {
+            replacement,
+            prepend_scheme: crate::decoders::PrependScheme::parse(prepend_scheme).map_err(to_py)?,
+            split,
+        }))
     }
 
     /// HF's tokenizer.json form of the component, as text (what HF's `__getstate__` returns).

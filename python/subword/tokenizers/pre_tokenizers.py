@@ -1,6 +1,5 @@
 """``subword.tokenizers.pre_tokenizers``: HF ``tokenizers.pre_tokenizers``, each a thin wrapper of a
-Rust ``CorePreTokenizer`` built from its typed fields (``rust/pre_tokenizers/``). So far the ones
-that only cut the text; ByteLevel and Metaspace are to come."""
+Rust ``CorePreTokenizer`` built from its typed fields (``rust/pre_tokenizers/``)."""
 
 from __future__ import annotations
 
@@ -10,8 +9,11 @@ from .. import _core
 
 __all__ = [
     "BertPreTokenizer",
+    "ByteLevel",
     "CharDelimiterSplit",
     "Digits",
+    "FixedLength",
+    "Metaspace",
     "PreTokenizer",
     "Punctuation",
     "Sequence",
@@ -98,6 +100,20 @@ class BertPreTokenizer(PreTokenizer):
         return _core.CorePreTokenizer.bert()
 
 
+class FixedLength(PreTokenizer):
+    """Pieces of ``length`` characters (the last may be shorter)."""
+
+    _fields = ("length",)
+
+    def __init__(self, length: int = 5):
+        if not isinstance(length, int) or isinstance(length, bool) or length < 1:
+            raise ValueError(f"FixedLength needs a length of at least 1, got {length!r}")
+        self.length = length
+
+    def _build(self):
+        return _core.CorePreTokenizer.fixed_length(self.length)
+
+
 class Punctuation(PreTokenizer):
     """Each punctuation character, under ``behavior`` (default ``"isolated"``)."""
 
@@ -130,7 +146,9 @@ class CharDelimiterSplit(PreTokenizer):
 
     def __init__(self, delimiter: str):
         if not isinstance(delimiter, str) or len(delimiter) != 1:
-            raise ValueError(f"CharDelimiterSplit expects one character, got {delimiter!r}")
+            raise ValueError(
+                f"delimiter: expected a string of length 1 (one character), got {delimiter!r}"
+            )
         self.delimiter = delimiter
 
     def _build(self):
@@ -139,9 +157,10 @@ class CharDelimiterSplit(PreTokenizer):
 
 class Split(PreTokenizer):
     """Cut at the matches of ``pattern`` (a str, matched literally, or a ``tokenizers.Regex``)
-    under ``behavior``; ``invert`` swaps matches and the rest."""
+    under ``behavior``; ``invert`` swaps matches and the rest. As in HF, the pattern cannot be
+    read or changed afterwards."""
 
-    _fields = ("pattern", "behavior", "invert")
+    _fields = ("behavior", "invert")
 
     def __init__(self, pattern: Any, behavior: str, invert: bool = False):
         from . import Regex
@@ -150,26 +169,102 @@ class Split(PreTokenizer):
             raise TypeError(
                 f"Split expects a str or a tokenizers.Regex pattern, got {type(pattern).__name__}"
             )
-        self.pattern = pattern
+        object.__setattr__(self, "_pattern", pattern)
         self.behavior = _behavior(behavior)
         self.invert = bool(invert)
         self._core_pre_tokenizer()  # a bad regex fails here, not on first use
 
+    @property
+    def pattern(self):
+        raise AttributeError("Split.pattern cannot be read; make a new Split to change it")
+
+    @pattern.setter
+    def pattern(self, value):
+        raise AttributeError("Split.pattern cannot be set; make a new Split to change it")
+
     def _build(self):
         from . import Regex
 
-        regex = isinstance(self.pattern, Regex)
-        text = self.pattern.pattern if regex else self.pattern
-        return _core.CorePreTokenizer.split(text, regex, self.behavior, self.invert)
+        p = self.__dict__["_pattern"]
+        regex = isinstance(p, Regex)
+        return _core.CorePreTokenizer.split(
+            p.pattern if regex else p, regex, self.behavior, self.invert
+        )
+
+    def _args(self) -> tuple:
+        return (self.__dict__["_pattern"], self.behavior, self.invert)
 
     def __eq__(self, other: object) -> bool:
         def key(s):
-            p = s.pattern
+            p = s.__dict__["_pattern"]
             return (type(p).__name__, getattr(p, "pattern", p), s.behavior, s.invert)
 
         return type(other) is Split and key(other) == key(self)
 
     __hash__ = None
+
+    def __repr__(self) -> str:
+        return (
+            f"Split(pattern={self.__dict__['_pattern']!r}, behavior={self.behavior!r}, "
+            f"invert={self.invert!r})"
+        )
+
+
+class ByteLevel(PreTokenizer):
+    """GPT-2's bytes as printable characters; ``add_prefix_space`` puts a space first when the
+    piece does not start with one, ``use_regex`` cuts by GPT-2's pattern first. ``trim_offsets``
+    belongs to the post-processor and is kept for the JSON form."""
+
+    _fields = ("add_prefix_space", "trim_offsets", "use_regex")
+
+    def __init__(
+        self,
+        add_prefix_space: bool = True,
+        trim_offsets: bool = True,
+        use_regex: bool = True,
+        **kwargs: Any,
+    ):
+        unknown = {k: v for k, v in kwargs.items() if not (k == "type" and v == "ByteLevel")}
+        if unknown:
+            raise TypeError(f"ByteLevel got unknown options {sorted(unknown)}")
+        self.add_prefix_space = bool(add_prefix_space)
+        self.trim_offsets = bool(trim_offsets)
+        self.use_regex = bool(use_regex)
+
+    @staticmethod
+    def alphabet() -> list[str]:
+        """The 256 characters that stand for the bytes."""
+        from ..pre_tokenizers import ByteLevel as _Old
+
+        return _Old.alphabet()
+
+    def _build(self):
+        return _core.CorePreTokenizer.byte_level(
+            self.add_prefix_space, self.trim_offsets, self.use_regex
+        )
+
+
+class Metaspace(PreTokenizer):
+    """Spaces as ``replacement`` (``▁``), one put first as ``prepend_scheme`` says (``always``,
+    ``first``: only at the start of the text, ``never``), and with ``split`` a piece per word."""
+
+    _fields = ("replacement", "prepend_scheme", "split")
+
+    def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True):
+        if not isinstance(replacement, str) or len(replacement) != 1:
+            raise ValueError(
+                f"replacement: expected a string of length 1 (one character), got {replacement!r}"
+            )
+        if prepend_scheme not in ("always", "first", "never"):
+            raise ValueError(
+                f"unknown prepend_scheme {prepend_scheme!r}: use always, first or never"
+            )
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split = bool(split)
+
+    def _build(self):
+        return _core.CorePreTokenizer.metaspace(self.replacement, self.prepend_scheme, self.split)
 
 
 class Sequence(PreTokenizer):
