@@ -83,7 +83,7 @@ def _hf_char_ranges(normalizer, text):
 
 
 def _our_char_ranges(normalizer, text):
-    normalized, align = normalizer._core_normalizer().normalize_aligned(text)
+    normalized, align = normalizer._core_object().normalize_aligned(text)
     byte_to_char = {}
     pos = 0
     for k, c in enumerate(text):

@@ -8,6 +8,7 @@ mod bytes;
 mod marks;
 
 use crate::error::{Error, Result};
+use crate::formats::json_fields::Fields;
 use crate::normalizers::{Replace, ReplacePattern};
 use serde_json::{json, Value};
 
@@ -111,102 +112,51 @@ impl Decoder {
 
     /// From HF's tokenizer.json form; `path` names the place in the file for errors.
     pub fn from_json(v: &Value, path: &str) -> Result<Self> {
-        let obj = v
-            .as_object()
-            .ok_or_else(|| Error::invalid(format!("{path}: a decoder must be a JSON object")))?;
-        let kind = obj
-            .get("type")
-            .and_then(Value::as_str)
-            .ok_or_else(|| Error::invalid(format!("{path}: a decoder needs a \"type\" string")))?;
-        let text = |key: &str, default: &str| -> Result<String> {
-            match obj.get(key) {
-                None => Ok(default.to_string()),
-                Some(Value::String(s)) => Ok(s.clone()),
-                Some(other) => Err(Error::invalid(format!(
-                    "{path}.{key}: expected a string, got {other}"
-                ))),
-            }
-        };
-        let flag = |key: &str, default: bool| -> Result<bool> {
-            match obj.get(key) {
-                None => Ok(default),
-                Some(Value::Bool(b)) => Ok(*b),
-                Some(other) => Err(Error::invalid(format!(
-                    "{path}.{key}: expected true or false, got {other}"
-                ))),
-            }
-        };
-        let one_char = |key: &str, default: &str| -> Result<char> {
-            let s = text(key, default)?;
-            let mut chars = s.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) => Ok(c),
-                _ => Err(Error::invalid(format!(
-                    "{path}.{key}: expected one character, got {s:?}"
-                ))),
-            }
-        };
-        let count = |key: &str| -> Result<usize> {
-            match obj.get(key) {
-                None => Ok(0),
-                Some(v) => v.as_u64().map(|n| n as usize).ok_or_else(|| {
-                    Error::invalid(format!("{path}.{key}: expected a count, got {v}"))
-                }),
-            }
-        };
+        let (f, kind) = Fields::of(v, path, "decoder")?;
         Ok(match kind {
             "ByteLevel" => Decoder::ByteLevel {
-                add_prefix_space: flag("add_prefix_space", true)?,
-                trim_offsets: flag("trim_offsets", true)?,
-                use_regex: flag("use_regex", true)?,
+                add_prefix_space: f.flag("add_prefix_space", true)?,
+                trim_offsets: f.flag("trim_offsets", true)?,
+                use_regex: f.flag("use_regex", true)?,
             },
             "ByteFallback" => Decoder::ByteFallback,
             "Fuse" => Decoder::Fuse,
             "WordPiece" => Decoder::WordPiece {
-                prefix: text("prefix", "##")?,
-                cleanup: flag("cleanup", true)?,
+                prefix: f.text("prefix", Some("##"))?,
+                cleanup: f.flag("cleanup", true)?,
             },
             "Metaspace" => Decoder::Metaspace {
-                replacement: one_char("replacement", "▁")?,
-                prepend_scheme: PrependScheme::parse(&text("prepend_scheme", "always")?)
-                    .map_err(|e| Error::invalid(format!("{path}.prepend_scheme: {e}")))?,
-                split: flag("split", true)?,
+                replacement: f.one_char("replacement", "▁")?,
+                prepend_scheme: PrependScheme::parse(&f.text("prepend_scheme", Some("always"))?)
+                    .map_err(|e| Error::invalid(format!("{}: {e}", f.at("prepend_scheme"))))?,
+                split: f.flag("split", true)?,
             },
             "BPEDecoder" => Decoder::Bpe {
-                suffix: text("suffix", "</w>")?,
+                suffix: f.text("suffix", Some("</w>"))?,
             },
             "CTC" => Decoder::Ctc {
-                pad_token: text("pad_token", "<pad>")?,
-                word_delimiter_token: text("word_delimiter_token", "|")?,
-                cleanup: flag("cleanup", true)?,
+                pad_token: f.text("pad_token", Some("<pad>"))?,
+                word_delimiter_token: f.text("word_delimiter_token", Some("|"))?,
+                cleanup: f.flag("cleanup", true)?,
             },
             "Strip" => Decoder::Strip {
-                content: one_char("content", " ")?,
-                start: count("start")?,
-                stop: count("stop")?,
+                content: f.one_char("content", " ")?,
+                start: f.count("start", 0)?,
+                stop: f.count("stop", 0)?,
             },
             "Replace" => {
-                let pattern = obj
+                let pattern = f
                     .get("pattern")
                     .ok_or_else(|| Error::invalid(format!("{path}: Replace needs \"pattern\"")))?;
-                let pattern = ReplacePattern::from_json(pattern, &format!("{path}.pattern"))?;
-                Decoder::Replace(Replace::new(pattern, text("content", "")?)?)
+                let pattern = ReplacePattern::from_json(pattern, &f.at("pattern"))?;
+                Decoder::Replace(Replace::new(pattern, f.text("content", Some(""))?)?)
             }
-            "Sequence" => {
-                let parts = obj
-                    .get("decoders")
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| {
-                        Error::invalid(format!("{path}: Sequence needs a \"decoders\" list"))
-                    })?;
-                Decoder::Sequence(
-                    parts
-                        .iter()
-                        .enumerate()
-                        .map(|(k, d)| Decoder::from_json(d, &format!("{path}.decoders[{k}]")))
-                        .collect::<Result<_>>()?,
-                )
-            }
+            "Sequence" => Decoder::Sequence(
+                f.list("decoders")?
+                    .into_iter()
+                    .map(|(d, at)| Decoder::from_json(d, &at))
+                    .collect::<Result<_>>()?,
+            ),
             other => {
                 return Err(Error::invalid(format!(
                     "{path}: unknown decoder type {other:?}"

@@ -17,6 +17,7 @@ pub use unicode::UnicodeForm;
 
 use crate::bert::normalize::BertNormalizer;
 use crate::error::{Error, Result};
+use crate::formats::json_fields::Fields;
 use serde_json::{json, Map, Value};
 
 #[derive(Clone, Debug)]
@@ -80,30 +81,7 @@ impl Normalizer {
 
     /// From HF's tokenizer.json form; `path` names the place in the file for errors.
     pub fn from_json(v: &Value, path: &str) -> Result<Self> {
-        let obj = v
-            .as_object()
-            .ok_or_else(|| Error::invalid(format!("{path}: a normalizer must be a JSON object")))?;
-        let kind = obj.get("type").and_then(Value::as_str).ok_or_else(|| {
-            Error::invalid(format!("{path}: a normalizer needs a \"type\" string"))
-        })?;
-        let flag = |key: &str, default: bool| -> Result<bool> {
-            match obj.get(key) {
-                None => Ok(default),
-                Some(Value::Bool(b)) => Ok(*b),
-                Some(other) => Err(Error::invalid(format!(
-                    "{path}.{key}: expected true or false, got {other}"
-                ))),
-            }
-        };
-        let text = |key: &str| -> Result<String> {
-            match obj.get(key) {
-                Some(Value::String(s)) => Ok(s.clone()),
-                Some(other) => Err(Error::invalid(format!(
-                    "{path}.{key}: expected a string, got {other}"
-                ))),
-                None => Err(Error::invalid(format!("{path}: {kind} needs \"{key}\""))),
-            }
-        };
+        let (f, kind) = Fields::of(v, path, "normalizer")?;
         Ok(match kind {
             "NFC" => Normalizer::Unicode(UnicodeForm::Nfc),
             "NFD" => Normalizer::Unicode(UnicodeForm::Nfd),
@@ -112,46 +90,38 @@ impl Normalizer {
             "Lowercase" => Normalizer::Lowercase,
             "StripAccents" => Normalizer::StripAccents,
             "Strip" => Normalizer::Strip {
-                left: flag("strip_left", true)?,
-                right: flag("strip_right", true)?,
+                left: f.flag("strip_left", true)?,
+                right: f.flag("strip_right", true)?,
             },
-            "Prepend" => Normalizer::Prepend(text("prepend")?),
+            "Prepend" => Normalizer::Prepend(f.text("prepend", None)?),
             "Replace" => {
-                let pattern = obj
+                let pattern = f
                     .get("pattern")
                     .ok_or_else(|| Error::invalid(format!("{path}: Replace needs \"pattern\"")))?;
-                let pattern = ReplacePattern::from_json(pattern, &format!("{path}.pattern"))?;
-                Normalizer::Replace(Replace::new(pattern, text("content")?)?)
+                let pattern = ReplacePattern::from_json(pattern, &f.at("pattern"))?;
+                Normalizer::Replace(Replace::new(pattern, f.text("content", None)?)?)
             }
             "BertNormalizer" => Normalizer::Bert {
-                clean_text: flag("clean_text", true)?,
-                handle_chinese_chars: flag("handle_chinese_chars", true)?,
-                strip_accents: match obj.get("strip_accents") {
+                clean_text: f.flag("clean_text", true)?,
+                handle_chinese_chars: f.flag("handle_chinese_chars", true)?,
+                strip_accents: match f.get("strip_accents") {
                     None | Some(Value::Null) => None,
                     Some(Value::Bool(b)) => Some(*b),
                     Some(other) => {
                         return Err(Error::invalid(format!(
-                            "{path}.strip_accents: expected true, false or null, got {other}"
+                            "{}: expected true, false or null, got {other}",
+                            f.at("strip_accents")
                         )))
                     }
                 },
-                lowercase: flag("lowercase", true)?,
+                lowercase: f.flag("lowercase", true)?,
             },
-            "Sequence" => {
-                let parts = obj
-                    .get("normalizers")
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| {
-                        Error::invalid(format!("{path}: Sequence needs a \"normalizers\" list"))
-                    })?;
-                Normalizer::Sequence(
-                    parts
-                        .iter()
-                        .enumerate()
-                        .map(|(k, p)| Normalizer::from_json(p, &format!("{path}.normalizers[{k}]")))
-                        .collect::<Result<_>>()?,
-                )
-            }
+            "Sequence" => Normalizer::Sequence(
+                f.list("normalizers")?
+                    .into_iter()
+                    .map(|(n, at)| Normalizer::from_json(n, &at))
+                    .collect::<Result<_>>()?,
+            ),
             "Nmt" | "Precompiled" | "ByteLevel" => {
                 return Err(Error::invalid(format!(
                     "{path}: the {kind} normalizer is not implemented yet"

@@ -12,6 +12,7 @@ pub use crate::decoders::PrependScheme;
 pub use split::{Behavior, Split};
 
 use crate::error::{Error, Result};
+use crate::formats::json_fields::Fields;
 use crate::normalizers::Normalized;
 use serde_json::{json, Value};
 use split::{apply, chars_matching, regex_matches, shift};
@@ -169,21 +170,12 @@ impl PreTokenizer {
 
     /// From HF's tokenizer.json form; `path` names the place in the file for errors.
     pub fn from_json(v: &Value, path: &str) -> Result<Self> {
-        let obj = v.as_object().ok_or_else(|| {
-            Error::invalid(format!("{path}: a pre-tokenizer must be a JSON object"))
-        })?;
-        let kind = obj.get("type").and_then(Value::as_str).ok_or_else(|| {
-            Error::invalid(format!("{path}: a pre-tokenizer needs a \"type\" string"))
-        })?;
+        let (f, kind) = Fields::of(v, path, "pre-tokenizer")?;
         let behavior = |default: Behavior| -> Result<Behavior> {
-            match obj.get("behavior") {
+            match f.get("behavior") {
                 None => Ok(default),
-                Some(Value::String(s)) => {
-                    Behavior::parse(s).map_err(|e| Error::invalid(format!("{path}.behavior: {e}")))
-                }
-                Some(other) => Err(Error::invalid(format!(
-                    "{path}.behavior: expected a string, got {other}"
-                ))),
+                Some(_) => Behavior::parse(&f.text("behavior", None)?)
+                    .map_err(|e| Error::invalid(format!("{}: {e}", f.at("behavior")))),
             }
         };
         Ok(match kind {
@@ -192,33 +184,20 @@ impl PreTokenizer {
             "BertPreTokenizer" => PreTokenizer::Bert,
             "Punctuation" => PreTokenizer::Punctuation(behavior(Behavior::Isolated)?),
             "Digits" => PreTokenizer::Digits {
-                individual: match obj.get("individual_digits") {
-                    None => false,
-                    Some(Value::Bool(b)) => *b,
-                    Some(other) => {
-                        return Err(Error::invalid(format!(
-                            "{path}.individual_digits: expected true or false, got {other}"
-                        )))
-                    }
-                },
+                individual: f.flag("individual_digits", false)?,
             },
-            "CharDelimiterSplit" => {
-                let d = obj
-                    .get("delimiter")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let mut chars = d.chars();
-                match (chars.next(), chars.next()) {
-                    (Some(c), None) => PreTokenizer::CharDelimiterSplit(c),
-                    _ => {
-                        return Err(Error::invalid(format!(
-                            "{path}.delimiter: expected one character, got {d:?}"
-                        )))
-                    }
+            "CharDelimiterSplit" => PreTokenizer::CharDelimiterSplit(f.one_char("delimiter", "")?),
+            "FixedLength" => match f.count("length", 5)? {
+                0 => {
+                    return Err(Error::invalid(format!(
+                        "{}: a length of at least 1 is needed",
+                        f.at("length")
+                    )))
                 }
-            }
+                n => PreTokenizer::FixedLength(n),
+            },
             "Split" => {
-                let p = obj
+                let p = f
                     .get("pattern")
                     .and_then(Value::as_object)
                     .filter(|o| o.len() == 1);
@@ -227,96 +206,34 @@ impl PreTokenizer {
                     Some((k, Value::String(s))) if k == "Regex" => (s.clone(), true),
                     _ => {
                         return Err(Error::invalid(format!(
-                            "{path}.pattern: expected {{\"String\": ...}} or {{\"Regex\": ...}}"
+                            "{}: expected {{\"String\": ...}} or {{\"Regex\": ...}}",
+                            f.at("pattern")
                         )))
                     }
                 };
-                let invert = match obj.get("invert") {
-                    None => false,
-                    Some(Value::Bool(b)) => *b,
-                    Some(other) => {
-                        return Err(Error::invalid(format!(
-                            "{path}.invert: expected true or false, got {other}"
-                        )))
-                    }
-                };
-                let behavior = match obj.get("behavior") {
-                    Some(_) => behavior(Behavior::Removed)?,
-                    None => {
-                        return Err(Error::invalid(format!("{path}: Split needs \"behavior\"")))
-                    }
-                };
-                PreTokenizer::Split(Split::new(pattern, is_regex, behavior, invert)?)
-            }
-            "Sequence" => {
-                let parts = obj
-                    .get("pretokenizers")
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| {
-                        Error::invalid(format!("{path}: Sequence needs a \"pretokenizers\" list"))
-                    })?;
-                PreTokenizer::Sequence(
-                    parts
-                        .iter()
-                        .enumerate()
-                        .map(|(k, p)| {
-                            PreTokenizer::from_json(p, &format!("{path}.pretokenizers[{k}]"))
-                        })
-                        .collect::<Result<_>>()?,
-                )
-            }
-            "ByteLevel" => {
-                let flag = |key: &str| -> Result<bool> {
-                    match obj.get(key) {
-                        None => Ok(true),
-                        Some(Value::Bool(b)) => Ok(*b),
-                        Some(other) => Err(Error::invalid(format!(
-                            "{path}.{key}: expected true or false, got {other}"
-                        ))),
-                    }
-                };
-                PreTokenizer::ByteLevel {
-                    add_prefix_space: flag("add_prefix_space")?,
-                    trim_offsets: flag("trim_offsets")?,
-                    use_regex: flag("use_regex")?,
+                if f.get("behavior").is_none() {
+                    return Err(Error::invalid(format!("{path}: Split needs \"behavior\"")));
                 }
+                let b = behavior(Behavior::Removed)?;
+                PreTokenizer::Split(Split::new(pattern, is_regex, b, f.flag("invert", false)?)?)
             }
-            "Metaspace" => {
-                let replacement = obj
-                    .get("replacement")
-                    .and_then(Value::as_str)
-                    .unwrap_or("▁");
-                let mut chars = replacement.chars();
-                let replacement = match (chars.next(), chars.next()) {
-                    (Some(c), None) => c,
-                    _ => {
-                        return Err(Error::invalid(format!(
-                            "{path}.replacement: expected a string of length 1, got {replacement:?}"
-                        )))
-                    }
-                };
-                let scheme = obj
-                    .get("prepend_scheme")
-                    .and_then(Value::as_str)
-                    .unwrap_or("always");
-                PreTokenizer::Metaspace {
-                    replacement,
-                    prepend_scheme: PrependScheme::parse(scheme)
-                        .map_err(|e| Error::invalid(format!("{path}.prepend_scheme: {e}")))?,
-                    split: obj.get("split").and_then(Value::as_bool).unwrap_or(true),
-                }
-            }
-            "FixedLength" => {
-                let n = match obj.get("length") {
-                    None => 5,
-                    Some(v) => v.as_u64().filter(|&n| n > 0).ok_or_else(|| {
-                        Error::invalid(format!(
-                            "{path}.length: expected a count of at least 1, got {v}"
-                        ))
-                    })? as usize,
-                };
-                PreTokenizer::FixedLength(n)
-            }
+            "ByteLevel" => PreTokenizer::ByteLevel {
+                add_prefix_space: f.flag("add_prefix_space", true)?,
+                trim_offsets: f.flag("trim_offsets", true)?,
+                use_regex: f.flag("use_regex", true)?,
+            },
+            "Metaspace" => PreTokenizer::Metaspace {
+                replacement: f.one_char("replacement", "▁")?,
+                prepend_scheme: PrependScheme::parse(&f.text("prepend_scheme", Some("always"))?)
+                    .map_err(|e| Error::invalid(format!("{}: {e}", f.at("prepend_scheme"))))?,
+                split: f.flag("split", true)?,
+            },
+            "Sequence" => PreTokenizer::Sequence(
+                f.list("pretokenizers")?
+                    .into_iter()
+                    .map(|(p, at)| PreTokenizer::from_json(p, &at))
+                    .collect::<Result<_>>()?,
+            ),
             "UnicodeScripts" => {
                 return Err(Error::invalid(format!(
                     "{path}: the {kind} pre-tokenizer is not in this stage yet"

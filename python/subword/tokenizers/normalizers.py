@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _core
+from ._component import Component, SequenceOf, literal_or_regex
 
 __all__ = [
     "BertNormalizer",
@@ -23,52 +24,14 @@ __all__ = [
 ]
 
 
-class Normalizer:
-    """Base class of the normalizers (HF's ``tokenizers.normalizers.Normalizer``).
-
-    A subclass lists its constructor arguments in ``_fields``; changing one rebuilds the core
-    object on next use."""
-
-    _fields: tuple[str, ...] = ()
-
-    def _build(self) -> Any:
-        raise NotImplementedError
-
-    def _core_normalizer(self) -> Any:
-        core = self.__dict__.get("_core_cache")
-        if core is None:
-            core = self._build()
-            object.__setattr__(self, "_core_cache", core)
-        return core
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        self.__dict__.pop("_core_cache", None)
+class Normalizer(Component):
+    """Base class of the normalizers (HF's ``tokenizers.normalizers.Normalizer``)."""
 
     def normalize_str(self, sequence: str) -> str:
         """The normalized form of ``sequence``."""
         if not isinstance(sequence, str):
             raise TypeError(f"normalize_str expects a str, got {type(sequence).__name__}")
-        return self._core_normalizer().normalize_str(sequence)
-
-    def _args(self) -> tuple:
-        return tuple(getattr(self, f) for f in self._fields)
-
-    def __reduce__(self):
-        return (type(self), self._args())
-
-    def __getstate__(self) -> bytes:
-        """HF's JSON form (tokenizer.json), as HF's ``__getstate__`` gives it."""
-        return self._core_normalizer().to_json_str().encode()
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
-        return f"{type(self).__name__}({args})"
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._args() == self._args()
-
-    __hash__ = None  # mutable, like HF's
+        return self._core_object().normalize_str(sequence)
 
 
 def _unicode(form: str, doc: str) -> type[Normalizer]:
@@ -132,20 +95,11 @@ class Replace(Normalizer):
     _fields = ("content",)
 
     def __init__(self, pattern: Any, content: str):
-        from . import Regex
-
-        if isinstance(pattern, Regex):
-            object.__setattr__(self, "_pattern", (pattern.pattern, True))
-        elif isinstance(pattern, str):
-            object.__setattr__(self, "_pattern", (pattern, False))
-        else:
-            raise TypeError(
-                f"Replace expects a str or a tokenizers.Regex pattern, got {type(pattern).__name__}"
-            )
+        object.__setattr__(self, "_pattern", literal_or_regex("Replace", pattern))
         if not isinstance(content, str):
             raise TypeError(f"Replace expects a str content, got {type(content).__name__}")
         self.content = content
-        self._core_normalizer()  # a bad regex fails here, not on first use
+        self._core_object()  # a bad regex fails here, not on first use
 
     @property
     def pattern(self):
@@ -219,39 +173,15 @@ class BertNormalizer(Normalizer):
         )
 
 
-class Sequence(Normalizer):
+class Sequence(SequenceOf, Normalizer):
     """The normalizers of ``normalizers``, one after the other."""
 
     _fields = ("normalizers",)
+    _items = "normalizers"
+    _kind = Normalizer
 
     def __init__(self, normalizers: list[Normalizer]):
-        items = list(normalizers)
-        for k, n in enumerate(items):
-            if not isinstance(n, Normalizer):
-                raise TypeError(
-                    f"Sequence expects normalizers, got {type(n).__name__} at position {k}"
-                )
-        self.normalizers = items
+        super().__init__(normalizers)
 
     def _build(self):
-        return _core.CoreNormalizer.sequence([n._core_normalizer() for n in self.normalizers])
-
-    def normalize_str(self, sequence: str) -> str:
-        # A member may have changed since the core was built (``seq[0].lowercase = False``).
-        self.__dict__.pop("_core_cache", None)
-        return super().normalize_str(sequence)
-
-    def __len__(self) -> int:
-        return len(self.normalizers)
-
-    def __getitem__(self, index: int) -> Normalizer:
-        return self.normalizers[index]
-
-    def __setitem__(self, index: int, value: Normalizer) -> None:
-        if not isinstance(value, Normalizer):
-            raise TypeError(f"Sequence items are normalizers, got {type(value).__name__}")
-        self.normalizers[index] = value
-        self.__dict__.pop("_core_cache", None)
-
-    def __reduce__(self):
-        return (Sequence, (list(self.normalizers),))
+        return _core.CoreNormalizer.sequence([n._core_object() for n in self.normalizers])

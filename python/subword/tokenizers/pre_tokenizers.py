@@ -6,6 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _core
+from ._component import (
+    ByteLevelOptions,
+    Component,
+    SequenceOf,
+    literal_or_regex,
+    one_char,
+)
+from ._component import (
+    prepend_scheme as prepend_scheme_of,
+)
 
 __all__ = [
     "BertPreTokenizer",
@@ -31,52 +41,14 @@ def _behavior(value: str) -> str:
     return value
 
 
-class PreTokenizer:
-    """Base class of the pre-tokenizers (HF's ``tokenizers.pre_tokenizers.PreTokenizer``).
-
-    A subclass lists its constructor arguments in ``_fields``; changing one rebuilds the core
-    object on next use."""
-
-    _fields: tuple[str, ...] = ()
-
-    def _build(self) -> Any:
-        raise NotImplementedError
-
-    def _core_pre_tokenizer(self) -> Any:
-        core = self.__dict__.get("_core_cache")
-        if core is None:
-            core = self._build()
-            object.__setattr__(self, "_core_cache", core)
-        return core
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
-        self.__dict__.pop("_core_cache", None)
+class PreTokenizer(Component):
+    """Base class of the pre-tokenizers (HF's ``tokenizers.pre_tokenizers.PreTokenizer``)."""
 
     def pre_tokenize_str(self, sequence: str) -> list[tuple[str, tuple[int, int]]]:
         """The pieces of ``sequence`` with their (start, end) character offsets."""
         if not isinstance(sequence, str):
             raise TypeError(f"pre_tokenize_str expects a str, got {type(sequence).__name__}")
-        return self._core_pre_tokenizer().pre_tokenize_str(sequence)
-
-    def _args(self) -> tuple:
-        return tuple(getattr(self, f) for f in self._fields)
-
-    def __reduce__(self):
-        return (type(self), self._args())
-
-    def __getstate__(self) -> bytes:
-        """HF's JSON form (tokenizer.json), as HF's ``__getstate__`` gives it."""
-        return self._core_pre_tokenizer().to_json_str().encode()
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
-        return f"{type(self).__name__}({args})"
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._args() == self._args()
-
-    __hash__ = None  # mutable, like HF's
+        return self._core_object().pre_tokenize_str(sequence)
 
 
 class Whitespace(PreTokenizer):
@@ -145,11 +117,7 @@ class CharDelimiterSplit(PreTokenizer):
     _fields = ("delimiter",)
 
     def __init__(self, delimiter: str):
-        if not isinstance(delimiter, str) or len(delimiter) != 1:
-            raise ValueError(
-                f"delimiter: expected a string of length 1 (one character), got {delimiter!r}"
-            )
-        self.delimiter = delimiter
+        self.delimiter = one_char("delimiter", delimiter)
 
     def _build(self):
         return _core.CorePreTokenizer.char_delimiter_split(self.delimiter)
@@ -163,16 +131,11 @@ class Split(PreTokenizer):
     _fields = ("behavior", "invert")
 
     def __init__(self, pattern: Any, behavior: str, invert: bool = False):
-        from . import Regex
-
-        if not isinstance(pattern, (str, Regex)):
-            raise TypeError(
-                f"Split expects a str or a tokenizers.Regex pattern, got {type(pattern).__name__}"
-            )
+        literal_or_regex("Split", pattern)
         object.__setattr__(self, "_pattern", pattern)
         self.behavior = _behavior(behavior)
         self.invert = bool(invert)
-        self._core_pre_tokenizer()  # a bad regex fails here, not on first use
+        self._core_object()  # a bad regex fails here, not on first use
 
     @property
     def pattern(self):
@@ -183,13 +146,8 @@ class Split(PreTokenizer):
         raise AttributeError("Split.pattern cannot be set; make a new Split to change it")
 
     def _build(self):
-        from . import Regex
-
-        p = self.__dict__["_pattern"]
-        regex = isinstance(p, Regex)
-        return _core.CorePreTokenizer.split(
-            p.pattern if regex else p, regex, self.behavior, self.invert
-        )
+        text, regex = literal_or_regex("Split", self.__dict__["_pattern"])
+        return _core.CorePreTokenizer.split(text, regex, self.behavior, self.invert)
 
     def _args(self) -> tuple:
         return (self.__dict__["_pattern"], self.behavior, self.invert)
@@ -210,26 +168,10 @@ class Split(PreTokenizer):
         )
 
 
-class ByteLevel(PreTokenizer):
+class ByteLevel(ByteLevelOptions, PreTokenizer):
     """GPT-2's bytes as printable characters; ``add_prefix_space`` puts a space first when the
     piece does not start with one, ``use_regex`` cuts by GPT-2's pattern first. ``trim_offsets``
     belongs to the post-processor and is kept for the JSON form."""
-
-    _fields = ("add_prefix_space", "trim_offsets", "use_regex")
-
-    def __init__(
-        self,
-        add_prefix_space: bool = True,
-        trim_offsets: bool = True,
-        use_regex: bool = True,
-        **kwargs: Any,
-    ):
-        unknown = {k: v for k, v in kwargs.items() if not (k == "type" and v == "ByteLevel")}
-        if unknown:
-            raise TypeError(f"ByteLevel got unknown options {sorted(unknown)}")
-        self.add_prefix_space = bool(add_prefix_space)
-        self.trim_offsets = bool(trim_offsets)
-        self.use_regex = bool(use_regex)
 
     @staticmethod
     def alphabet() -> list[str]:
@@ -251,56 +193,23 @@ class Metaspace(PreTokenizer):
     _fields = ("replacement", "prepend_scheme", "split")
 
     def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True):
-        if not isinstance(replacement, str) or len(replacement) != 1:
-            raise ValueError(
-                f"replacement: expected a string of length 1 (one character), got {replacement!r}"
-            )
-        if prepend_scheme not in ("always", "first", "never"):
-            raise ValueError(
-                f"unknown prepend_scheme {prepend_scheme!r}: use always, first or never"
-            )
-        self.replacement = replacement
-        self.prepend_scheme = prepend_scheme
+        self.replacement = one_char("replacement", replacement)
+        self.prepend_scheme = prepend_scheme_of(prepend_scheme)
         self.split = bool(split)
 
     def _build(self):
         return _core.CorePreTokenizer.metaspace(self.replacement, self.prepend_scheme, self.split)
 
 
-class Sequence(PreTokenizer):
+class Sequence(SequenceOf, PreTokenizer):
     """The pre-tokenizers of ``pretokenizers``, one after the other."""
 
     _fields = ("pretokenizers",)
+    _items = "pretokenizers"
+    _kind = PreTokenizer
 
     def __init__(self, pretokenizers: list[PreTokenizer]):
-        items = list(pretokenizers)
-        for k, p in enumerate(items):
-            if not isinstance(p, PreTokenizer):
-                raise TypeError(
-                    f"Sequence expects pre-tokenizers, got {type(p).__name__} at position {k}"
-                )
-        self.pretokenizers = items
+        super().__init__(pretokenizers)
 
     def _build(self):
-        return _core.CorePreTokenizer.sequence(
-            [p._core_pre_tokenizer() for p in self.pretokenizers]
-        )
-
-    def pre_tokenize_str(self, sequence: str) -> list[tuple[str, tuple[int, int]]]:
-        self.__dict__.pop("_core_cache", None)  # a member may have changed since
-        return super().pre_tokenize_str(sequence)
-
-    def __len__(self) -> int:
-        return len(self.pretokenizers)
-
-    def __getitem__(self, index: int) -> PreTokenizer:
-        return self.pretokenizers[index]
-
-    def __setitem__(self, index: int, value: PreTokenizer) -> None:
-        if not isinstance(value, PreTokenizer):
-            raise TypeError(f"Sequence items are pre-tokenizers, got {type(value).__name__}")
-        self.pretokenizers[index] = value
-        self.__dict__.pop("_core_cache", None)
-
-    def __reduce__(self):
-        return (Sequence, (list(self.pretokenizers),))
+        return _core.CorePreTokenizer.sequence([p._core_object() for p in self.pretokenizers])
