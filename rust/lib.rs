@@ -10,6 +10,7 @@ pub mod encode;
 pub mod error;
 pub mod normalize;
 pub mod normalizers;
+pub mod options;
 pub mod pool;
 pub mod postprocess;
 pub mod pre_tokenizers;

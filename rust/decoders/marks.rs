@@ -1,6 +1,6 @@
 //! Decoders that undo word marks: prefixes, suffixes, replacement chars, padding.
 
-use super::PrependScheme;
+use crate::options::PrependScheme;
 
 /// BERT's tidy-up of spaces before punctuation and English contractions, in HF's order.
 fn cleanup(s: &str) -> String {

@@ -10,44 +10,14 @@ mod marks;
 use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
 use crate::normalizers::{Replace, ReplacePattern};
+use crate::options::{metaspace_fields, metaspace_json};
+pub use crate::options::{ByteLevelOptions, PrependScheme};
 use serde_json::{json, Value};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PrependScheme {
-    Always,
-    First,
-    Never,
-}
-
-impl PrependScheme {
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "always" => Ok(PrependScheme::Always),
-            "first" => Ok(PrependScheme::First),
-            "never" => Ok(PrependScheme::Never),
-            other => Err(Error::invalid(format!(
-                "unknown prepend_scheme {other:?}: use always, first or never"
-            ))),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            PrependScheme::Always => "always",
-            PrependScheme::First => "first",
-            PrependScheme::Never => "never",
-        }
-    }
-}
 
 #[derive(Clone, Debug)]
 pub enum Decoder {
     /// HF's ByteLevel options, kept for its JSON form; decoding does not use them.
-    ByteLevel {
-        add_prefix_space: bool,
-        trim_offsets: bool,
-        use_regex: bool,
-    },
+    ByteLevel(ByteLevelOptions),
     ByteFallback,
     WordPiece {
         prefix: String,
@@ -80,7 +50,7 @@ impl Decoder {
     /// HF's `decode_chain`.
     pub fn decode_chain(&self, tokens: Vec<String>) -> Vec<String> {
         match self {
-            Decoder::ByteLevel { .. } => bytes::byte_level(tokens),
+            Decoder::ByteLevel(_) => bytes::byte_level(tokens),
             Decoder::ByteFallback => bytes::byte_fallback(tokens),
             Decoder::WordPiece { prefix, cleanup } => marks::wordpiece(tokens, prefix, *cleanup),
             Decoder::Metaspace {
@@ -114,23 +84,21 @@ impl Decoder {
     pub fn from_json(v: &Value, path: &str) -> Result<Self> {
         let (f, kind) = Fields::of(v, path, "decoder")?;
         Ok(match kind {
-            "ByteLevel" => Decoder::ByteLevel {
-                add_prefix_space: f.flag("add_prefix_space", true)?,
-                trim_offsets: f.flag("trim_offsets", true)?,
-                use_regex: f.flag("use_regex", true)?,
-            },
+            "ByteLevel" => Decoder::ByteLevel(ByteLevelOptions::from_fields(&f)?),
             "ByteFallback" => Decoder::ByteFallback,
             "Fuse" => Decoder::Fuse,
             "WordPiece" => Decoder::WordPiece {
                 prefix: f.text("prefix", Some("##"))?,
                 cleanup: f.flag("cleanup", true)?,
             },
-            "Metaspace" => Decoder::Metaspace {
-                replacement: f.one_char("replacement", "▁")?,
-                prepend_scheme: PrependScheme::parse(&f.text("prepend_scheme", Some("always"))?)
-                    .map_err(|e| Error::invalid(format!("{}: {e}", f.at("prepend_scheme"))))?,
-                split: f.flag("split", true)?,
-            },
+            "Metaspace" => {
+                let (replacement, prepend_scheme, split) = metaspace_fields(&f)?;
+                Decoder::Metaspace {
+                    replacement,
+                    prepend_scheme,
+                    split,
+                }
+            }
             "BPEDecoder" => Decoder::Bpe {
                 suffix: f.text("suffix", Some("</w>"))?,
             },
@@ -168,16 +136,7 @@ impl Decoder {
     /// HF's tokenizer.json form.
     pub fn to_json(&self) -> Value {
         match self {
-            Decoder::ByteLevel {
-                add_prefix_space,
-                trim_offsets,
-                use_regex,
-            } => json!({
-                "type": "ByteLevel",
-                "add_prefix_space": add_prefix_space,
-                "trim_offsets": trim_offsets,
-                "use_regex": use_regex,
-            }),
+            Decoder::ByteLevel(o) => o.to_json(),
             Decoder::ByteFallback => json!({"type": "ByteFallback"}),
             Decoder::Fuse => json!({"type": "Fuse"}),
             Decoder::WordPiece { prefix, cleanup } => {
@@ -187,12 +146,7 @@ impl Decoder {
                 replacement,
                 prepend_scheme,
                 split,
-            } => json!({
-                "type": "Metaspace",
-                "replacement": replacement.to_string(),
-                "prepend_scheme": prepend_scheme.name(),
-                "split": split,
-            }),
+            } => metaspace_json(*replacement, *prepend_scheme, *split),
             Decoder::Bpe { suffix } => json!({"type": "BPEDecoder", "suffix": suffix}),
             Decoder::Ctc {
                 pad_token,

@@ -6,11 +6,11 @@ use super::*;
 #[test]
 fn byte_level_inverts_the_alphabet_and_byte_fallback_reads_runs() {
     let toks = crate::formats::byte_unicode::encode("héllo 🙂".as_bytes());
-    let bl = Decoder::ByteLevel {
+    let bl = Decoder::ByteLevel(ByteLevelOptions {
         add_prefix_space: true,
         trim_offsets: true,
         use_regex: true,
-    };
+    });
     assert_eq!(bl.decode(vec![toks]), "héllo 🙂");
     let bf = Decoder::ByteFallback;
     let t = |s: &str| s.to_string();
@@ -24,11 +24,11 @@ fn byte_level_inverts_the_alphabet_and_byte_fallback_reads_runs() {
 #[test]
 fn json_round_trips_and_errors_name_their_place() {
     let all = vec![
-        Decoder::ByteLevel {
+        Decoder::ByteLevel(ByteLevelOptions {
             add_prefix_space: false,
             trim_offsets: true,
             use_regex: true,
-        },
+        }),
         Decoder::ByteFallback,
         Decoder::Fuse,
         Decoder::WordPiece {

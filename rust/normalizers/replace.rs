@@ -16,6 +16,15 @@ pub enum ReplacePattern {
 }
 
 impl ReplacePattern {
+    /// `text` as a regex if `regex`, else matched literally.
+    pub fn new(text: String, regex: bool) -> Self {
+        if regex {
+            ReplacePattern::Regex(text)
+        } else {
+            ReplacePattern::String(text)
+        }
+    }
+
     pub fn from_json(v: &Value, path: &str) -> Result<Self> {
         let obj = v.as_object().filter(|o| o.len() == 1);
         match obj.and_then(|o| o.iter().next()) {

@@ -8,7 +8,8 @@
 mod rewrite;
 pub mod split;
 
-pub use crate::decoders::PrependScheme;
+use crate::options::{metaspace_fields, metaspace_json};
+pub use crate::options::{ByteLevelOptions, PrependScheme};
 pub use split::{Behavior, Split};
 
 use crate::error::{Error, Result};
@@ -38,11 +39,7 @@ pub enum PreTokenizer {
     FixedLength(usize),
     /// GPT-2's bytes as printable chars, optionally after a space and GPT-2's pattern
     /// (`trim_offsets` is the post-processor's business; kept for the JSON form).
-    ByteLevel {
-        add_prefix_space: bool,
-        trim_offsets: bool,
-        use_regex: bool,
-    },
+    ByteLevel(ByteLevelOptions),
     /// Spaces as `replacement`, one put first by `prepend_scheme`, and (with `split`) a piece
     /// per word, each starting with its `replacement`.
     Metaspace {
@@ -74,11 +71,9 @@ impl PreTokenizer {
         let mut out = Vec::with_capacity(pieces.len());
         for piece in pieces {
             match self {
-                PreTokenizer::ByteLevel {
-                    add_prefix_space,
-                    use_regex,
-                    ..
-                } => out.extend(rewrite::byte_level(piece, *add_prefix_space, *use_regex)?),
+                PreTokenizer::ByteLevel(o) => {
+                    out.extend(rewrite::byte_level(piece, o.add_prefix_space, o.use_regex)?)
+                }
                 PreTokenizer::Metaspace {
                     replacement,
                     prepend_scheme,
@@ -161,7 +156,7 @@ impl PreTokenizer {
                     })
                     .collect()
             }
-            PreTokenizer::ByteLevel { .. }
+            PreTokenizer::ByteLevel(_)
             | PreTokenizer::Metaspace { .. }
             | PreTokenizer::Sequence(_) => unreachable!("handled in pre_tokenize"),
         };
@@ -217,17 +212,15 @@ impl PreTokenizer {
                 let b = behavior(Behavior::Removed)?;
                 PreTokenizer::Split(Split::new(pattern, is_regex, b, f.flag("invert", false)?)?)
             }
-            "ByteLevel" => PreTokenizer::ByteLevel {
-                add_prefix_space: f.flag("add_prefix_space", true)?,
-                trim_offsets: f.flag("trim_offsets", true)?,
-                use_regex: f.flag("use_regex", true)?,
-            },
-            "Metaspace" => PreTokenizer::Metaspace {
-                replacement: f.one_char("replacement", "▁")?,
-                prepend_scheme: PrependScheme::parse(&f.text("prepend_scheme", Some("always"))?)
-                    .map_err(|e| Error::invalid(format!("{}: {e}", f.at("prepend_scheme"))))?,
-                split: f.flag("split", true)?,
-            },
+            "ByteLevel" => PreTokenizer::ByteLevel(ByteLevelOptions::from_fields(&f)?),
+            "Metaspace" => {
+                let (replacement, prepend_scheme, split) = metaspace_fields(&f)?;
+                PreTokenizer::Metaspace {
+                    replacement,
+                    prepend_scheme,
+                    split,
+                }
+            }
             "Sequence" => PreTokenizer::Sequence(
                 f.list("pretokenizers")?
                     .into_iter()
@@ -264,26 +257,12 @@ impl PreTokenizer {
             PreTokenizer::CharDelimiterSplit(c) => {
                 json!({"type": "CharDelimiterSplit", "delimiter": c.to_string()})
             }
-            PreTokenizer::ByteLevel {
-                add_prefix_space,
-                trim_offsets,
-                use_regex,
-            } => json!({
-                "type": "ByteLevel",
-                "add_prefix_space": add_prefix_space,
-                "trim_offsets": trim_offsets,
-                "use_regex": use_regex,
-            }),
+            PreTokenizer::ByteLevel(o) => o.to_json(),
             PreTokenizer::Metaspace {
                 replacement,
                 prepend_scheme,
                 split,
-            } => json!({
-                "type": "Metaspace",
-                "replacement": replacement.to_string(),
-                "prepend_scheme": prepend_scheme.name(),
-                "split": split,
-            }),
+            } => metaspace_json(*replacement, *prepend_scheme, *split),
             PreTokenizer::Sequence(parts) => json!({
                 "type": "Sequence",
                 "pretokenizers": parts.iter().map(PreTokenizer::to_json).collect::<Vec<_>>(),

@@ -2,10 +2,10 @@
 //! `normalizers::Normalized`) so that offsets still point into the original.
 
 use super::split::{apply, chars_matching, Behavior};
-use super::PrependScheme;
 use crate::error::Result;
 use crate::formats::byte_unicode;
 use crate::normalizers::Normalized;
+use crate::options::PrependScheme;
 use crate::pretokenize::{Pattern, GPT2_PATTERN};
 use std::sync::LazyLock;
 

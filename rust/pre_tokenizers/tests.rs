@@ -20,11 +20,11 @@ fn all() -> Vec<PreTokenizer> {
         split(" ", false, Behavior::MergedWithPrevious, false),
         split(r"\s+", true, Behavior::Removed, true),
         split(r"\d", true, Behavior::Contiguous, false),
-        PreTokenizer::ByteLevel {
+        PreTokenizer::ByteLevel(ByteLevelOptions {
             add_prefix_space: true,
             trim_offsets: true,
             use_regex: true,
-        },
+        }),
         PreTokenizer::Metaspace {
             replacement: '▁',
             prepend_scheme: PrependScheme::First,

@@ -2,7 +2,7 @@
 //! crosses), with HF's `decode`. The Python classes of `subword.tokenizers.decoders` wrap it.
 
 use super::to_py;
-use crate::decoders::{Decoder, PrependScheme};
+use crate::decoders::{ByteLevelOptions, Decoder, PrependScheme};
 use crate::normalizers::{Replace, ReplacePattern};
 use pyo3::prelude::*;
 
@@ -20,11 +20,11 @@ fn wrap(inner: Decoder) -> PyDecoder {
 impl PyDecoder {
     #[staticmethod]
     fn byte_level(add_prefix_space: bool, trim_offsets: bool, use_regex: bool) -> Self {
-        wrap(Decoder::ByteLevel {
+        wrap(Decoder::ByteLevel(ByteLevelOptions {
             add_prefix_space,
             trim_offsets,
             use_regex,
-        })
+        }))
     }
 
     #[staticmethod]
@@ -76,11 +76,7 @@ impl PyDecoder {
 
     #[staticmethod]
     fn replace(pattern: String, content: String, regex: bool) -> PyResult<Self> {
-        let p = if regex {
-            ReplacePattern::Regex(pattern)
-        } else {
-            ReplacePattern::String(pattern)
-        };
+        let p = ReplacePattern::new(pattern, regex);
         Ok(wrap(Decoder::Replace(
             Replace::new(p, content).map_err(to_py)?,
         )))

@@ -58,11 +58,7 @@ impl PyNormalizer {
     /// `pattern` is matched literally unless `regex`.
     #[staticmethod]
     fn replace(pattern: String, content: String, regex: bool) -> PyResult<Self> {
-        let p = if regex {
-            ReplacePattern::Regex(pattern)
-        } else {
-            ReplacePattern::String(pattern)
-        };
+        let p = ReplacePattern::new(pattern, regex);
         Ok(wrap(Normalizer::Replace(
             Replace::new(p, content).map_err(to_py)?,
         )))

@@ -3,7 +3,7 @@
 //! `subword.tokenizers.pre_tokenizers` wrap it.
 
 use super::to_py;
-use crate::pre_tokenizers::{Behavior, PreTokenizer, Split};
+use crate::pre_tokenizers::{Behavior, ByteLevelOptions, PreTokenizer, PrependScheme, Split};
 use pyo3::prelude::*;
 
 #[pyclass(module = "subword._core", name = "CorePreTokenizer", frozen)]
@@ -104,18 +104,18 @@ impl PyPreTokenizer {
 
     #[staticmethod]
     fn byte_level(add_prefix_space: bool, trim_offsets: bool, use_regex: bool) -> Self {
-        wrap(PreTokenizer::ByteLevel {
+        wrap(PreTokenizer::ByteLevel(ByteLevelOptions {
             add_prefix_space,
             trim_offsets,
             use_regex,
-        })
+        }))
     }
 
     #[staticmethod]
     fn metaspace(replacement: char, prepend_scheme: &str, split: bool) -> PyResult<Self> {
         Ok(wrap(PreTokenizer::Metaspace {
             replacement,
-            prepend_scheme: crate::decoders::PrependScheme::parse(prepend_scheme).map_err(to_py)?,
+            prepend_scheme: PrependScheme::parse(prepend_scheme).map_err(to_py)?,
             split,
         }))
     }
