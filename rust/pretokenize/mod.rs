@@ -5,7 +5,10 @@
 //! string equal to a built-in one gets the scanner automatically. `tests` in this module check each
 //! scanner against `fancy-regex` running the original pattern.
 
+mod block_cl100k;
+mod blocks;
 mod classes;
+mod masks;
 pub mod safe_cut;
 mod scan_cl100k;
 mod scan_deepseek;
@@ -179,10 +182,13 @@ impl Pattern {
             // One loop per scanner, so each `next_end` is inlined into it (a function pointer
             // chosen at run time cost an indirect call per piece).
             Engine::Scanner(Scanner::Gpt2) => scan_all(text, scan_gpt2::next_end, f),
-            Engine::Scanner(Scanner::Cl100k) => scan_all(text, scan_cl100k::next_end, f),
             Engine::Scanner(Scanner::O200k) => scan_all(text, scan_o200k::next_end, f),
-            Engine::Scanner(Scanner::Llama3) => scan_all(text, scan_cl100k::next_end_llama3, f),
-            Engine::Scanner(Scanner::Qwen2) => scan_all(text, scan_cl100k::next_end_qwen2, f),
+            Engine::Scanner(Scanner::Cl100k | Scanner::Llama3 | Scanner::Qwen2) => self
+                .for_each_span_batch(text, |spans| {
+                    spans
+                        .iter()
+                        .try_for_each(|&(start, end)| f(&text[start..end]))
+                }),
             Engine::Scanner(Scanner::Tekken) => scan_all(text, scan_o200k::next_end_tekken, f),
             Engine::Scanner(Scanner::DeepSeekV3) => scan_all(text, scan_deepseek::next_end, f),
             Engine::Regex(re) => {
@@ -220,14 +226,22 @@ impl Pattern {
         let mut spans = [(0, 0); SPAN_BATCH];
         match &self.engine {
             Engine::Scanner(Scanner::Gpt2) => scan_batches(text, scan_gpt2::next_end, spans, f),
-            Engine::Scanner(Scanner::Cl100k) => scan_batches(text, scan_cl100k::next_end, spans, f),
+            Engine::Scanner(Scanner::Cl100k) => {
+                blocks::scan(text, scan_cl100k::next_end, block_cl100k::starts::<3>, f)
+            }
             Engine::Scanner(Scanner::O200k) => scan_batches(text, scan_o200k::next_end, spans, f),
-            Engine::Scanner(Scanner::Llama3) => {
-                scan_batches(text, scan_cl100k::next_end_llama3, spans, f)
-            }
-            Engine::Scanner(Scanner::Qwen2) => {
-                scan_batches(text, scan_cl100k::next_end_qwen2, spans, f)
-            }
+            Engine::Scanner(Scanner::Llama3) => blocks::scan(
+                text,
+                scan_cl100k::next_end_llama3,
+                block_cl100k::starts::<3>,
+                f,
+            ),
+            Engine::Scanner(Scanner::Qwen2) => blocks::scan(
+                text,
+                scan_cl100k::next_end_qwen2,
+                block_cl100k::starts::<1>,
+                f,
+            ),
             Engine::Scanner(Scanner::Tekken) => {
                 scan_batches(text, scan_o200k::next_end_tekken, spans, f)
             }

@@ -43,7 +43,7 @@ fn contraction(t: &Tables, b: &[u8], i: usize) -> Option<usize> {
 }
 
 /// cl100k's pattern.
-#[inline]
+#[inline(always)]
 pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
     next_end_of::<3, true>(t, b, i)
 }

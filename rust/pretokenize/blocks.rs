@@ -1,0 +1,269 @@
+//! The block walker: pieces from the starts a block scanner finds 64 bytes at a time, the
+//! scalar scanner where a block cannot tell.
+//!
+//! Idea: at a piece start `i`, classify `text[i..i + 64]` and take every piece whose end the
+//! block scanner is certain of (below its horizon), in one loop over the set bits of the start
+//! mask; then the next block begins at the last start taken. A block that gives no piece (a
+//! piece longer than the block, or non-ASCII right at the start) hands one piece, or the bytes up
+//! to past the block's last non-ASCII byte, to the scalar scanner. The text's last bytes are
+//! classified from a copy padded with 0x80, which the block scanners treat as unknown, so short
+//! texts get blocks too. Without AVX2 the scalar scanner runs alone: the portable classifier
+//! (a table load per byte) costs more per block than the blocks save.
+//!
+//! Invariant: the pieces are exactly the scalar scanner's, since each block starts at a start
+//! the scalar scanner would reach and the block scanner reports only certain starts.
+//!
+//! Downside: every block after the first re-reads the bytes of the piece its predecessor could
+//! not finish (a few bytes of 64 on prose).
+
+use super::classes::{tables, Tables};
+use super::masks::{ByteMasks, Classify};
+use super::{Span, SPAN_BATCH};
+use crate::error::Result;
+
+/// Call `f` with the pieces of `text` in batches of up to [`SPAN_BATCH`], as `next_end` (the
+/// scalar scanner) cuts them, found a block at a time by `starts` where it can.
+/// Most bytes the scalar scanner runs on its own before the next block is tried.
+const MAX_SKIP: usize = 4096;
+
+#[inline(always)]
+pub fn scan(
+    text: &str,
+    next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
+    starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
+    f: impl FnMut(&[Span]) -> Result<()>,
+) -> Result<()> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx2) = super::masks::Avx2::detect() {
+        // SAFETY: `detect` found AVX2 on this CPU.
+        return unsafe { walk_avx2(avx2, text, next_end, starts, f) };
+    }
+    // Without a wide classifier a block costs more than the scalar scanner saves.
+    let _ = starts;
+    super::scan_batches(text, next_end, [(0, 0); SPAN_BATCH], f)
+}
+
+/// [`walk`] compiled with AVX2 on, so the classifier inlines into the loop.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+unsafe fn walk_avx2(
+    c: super::masks::Avx2,
+    text: &str,
+    next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
+    starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
+    f: impl FnMut(&[Span]) -> Result<()>,
+) -> Result<()> {
+    walk(c, text, next_end, starts, f)
+}
+
+#[inline(always)]
+fn walk(
+    c: impl Classify,
+    text: &str,
+    next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
+    starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
+    mut f: impl FnMut(&[Span]) -> Result<()>,
+) -> Result<()> {
+    let t = tables();
+    let b = text.as_bytes();
+    let mut spans = [(0, 0); SPAN_BATCH];
+    let mut n = 0;
+    let mut i = 0;
+    // Below this the scalar scanner runs: past the non-ASCII bytes of a block that gave nothing.
+    let mut scalar_until = 0;
+    let mut skip = 0;
+    let mut padded = [0x80u8; 64];
+    while i < b.len() {
+        if i >= scalar_until {
+            let block: &[u8; 64] = match b.get(i..i + 64) {
+                Some(w) => w.try_into().expect("64 bytes"),
+                None => {
+                    padded.fill(0x80);
+                    padded[..b.len() - i].copy_from_slice(&b[i..]);
+                    &padded
+                }
+            };
+            let m = c.classify(block);
+            let base = i;
+            // A non-ASCII byte among the first two leaves no certain start past bit 0 (every
+            // horizon stops short of the unknown), so the block rules need not run.
+            let mut rest = if m.high & 3 == 0 {
+                starts(block, &m).0 & !1
+            } else {
+                0
+            };
+            if rest != 0 {
+                skip = 0;
+                while rest != 0 {
+                    let end = base + rest.trailing_zeros() as usize;
+                    debug_assert_eq!(end, next_end(t, b, i), "block start at {i}");
+                    spans[n] = (i, end);
+                    n += 1;
+                    if n == SPAN_BATCH {
+                        f(&spans)?;
+                        n = 0;
+                    }
+                    i = end;
+                    rest &= rest - 1;
+                }
+                continue;
+            }
+            // Past the block's last non-ASCII byte, and further after each block in a row that
+            // gave nothing: text in another script would pay for a block per few pieces.
+            scalar_until = base + (64 - m.high.leading_zeros() as usize).max(1) + skip;
+            skip = (2 * skip + 64).min(MAX_SKIP);
+        }
+        // A stretch for the scalar scanner: at least one piece.
+        loop {
+            let j = next_end(t, b, i);
+            debug_assert!(j > i && text.is_char_boundary(j));
+            spans[n] = (i, j);
+            n += 1;
+            if n == SPAN_BATCH {
+                f(&spans)?;
+                n = 0;
+            }
+            i = j;
+            if i >= scalar_until || i >= b.len() {
+                break;
+            }
+        }
+    }
+    if n > 0 {
+        f(&spans[..n])?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::masks::portable::Portable;
+    use super::super::{block_cl100k, scan_cl100k};
+    use super::*;
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// Long texts, mostly ASCII, dense in what the block rules distinguish: blanks of every
+    /// kind before letters, others and digits, line breaks after others, contractions in both
+    /// cases, digit runs, and non-ASCII chars that are letters, whitespace or a long s.
+    fn random_long_text(rng: &mut Rng) -> String {
+        const UNITS: &[&str] = &[
+            " ", " ", " ", "  ", "\t", "\x0b", "\x0c", "\n", "\r\n", "\n\n", "a", "b", "word",
+            "Word", "s", "t", "ll", "ve", "re", "d", "m", "LL", "Ve", "rE", "S", "'", "'", "''",
+            "0", "12", "345", "6789", "!", ".", "..", "/", "-", "_", "\x00", "\x1c", "\x7f", "é",
+            "\u{a0}", "\u{85}", "\u{3000}", "ſ", "\u{212a}", "中", "한", "😀", "٣", "Ⅻ",
+        ];
+        let units = (rng.next() % 200) as usize;
+        let ascii_only = rng.next().is_multiple_of(2);
+        (0..units)
+            .map(|_| loop {
+                let u = UNITS[(rng.next() % UNITS.len() as u64) as usize];
+                if !ascii_only || u.is_ascii() {
+                    break u;
+                }
+            })
+            .collect()
+    }
+
+    fn scalar_spans(text: &str, next_end: impl Fn(&Tables, &[u8], usize) -> usize) -> Vec<Span> {
+        let (t, b) = (tables(), text.as_bytes());
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            let j = next_end(t, b, i);
+            out.push((i, j));
+            i = j;
+        }
+        out
+    }
+
+    fn block_spans(
+        c: impl Classify,
+        text: &str,
+        next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
+        starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
+    ) -> Vec<Span> {
+        let mut out = Vec::new();
+        walk(c, text, next_end, starts, |s| {
+            assert!(s.len() <= SPAN_BATCH);
+            out.extend_from_slice(s);
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    fn check_family(
+        seed: u64,
+        next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
+        starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
+    ) {
+        let mut rng = Rng(seed);
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = super::super::masks::Avx2::detect();
+        for _ in 0..30_000 {
+            let text = random_long_text(&mut rng);
+            let want = scalar_spans(&text, next_end);
+            assert_eq!(
+                block_spans(Portable, &text, next_end, starts),
+                want,
+                "{text:?}"
+            );
+            #[cfg(target_arch = "x86_64")]
+            if let Some(c) = avx2 {
+                assert_eq!(block_spans(c, &text, next_end, starts), want, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn cl100k_blocks_cut_like_the_scalar_scanner() {
+        check_family(
+            0x5eed_b10c_c100_0001,
+            scan_cl100k::next_end,
+            block_cl100k::starts::<3>,
+        );
+    }
+
+    #[test]
+    fn llama3_blocks_cut_like_the_scalar_scanner() {
+        check_family(
+            0x5eed_b10c_11a3_0002,
+            scan_cl100k::next_end_llama3,
+            block_cl100k::starts::<3>,
+        );
+    }
+
+    #[test]
+    fn qwen2_blocks_cut_like_the_scalar_scanner() {
+        check_family(
+            0x5eed_b10c_0e12_0003,
+            scan_cl100k::next_end_qwen2,
+            block_cl100k::starts::<1>,
+        );
+    }
+
+    /// The walk as the encoder runs it, against fancy-regex itself on long texts.
+    #[test]
+    fn block_walk_matches_the_regex_on_long_texts() {
+        use super::super::{Pattern, CL100K_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN};
+        let mut rng = Rng(0x5eed_b10c_4e6e_0004);
+        for pattern in [CL100K_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN] {
+            let ours = Pattern::new(pattern).unwrap();
+            let re = fancy_regex::Regex::new(pattern).unwrap();
+            for _ in 0..3_000 {
+                let text = random_long_text(&mut rng);
+                let want: Vec<&str> = re.find_iter(&text).map(|m| m.unwrap().as_str()).collect();
+                assert_eq!(ours.pieces(&text).unwrap(), want, "{pattern:?} on {text:?}");
+            }
+        }
+    }
+}
