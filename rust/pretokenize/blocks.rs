@@ -138,7 +138,7 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::super::masks::portable::Portable;
-    use super::super::{block_cl100k, scan_cl100k};
+    use super::super::{block_cl100k, block_gpt2, scan_cl100k, scan_gpt2};
     use super::*;
 
     struct Rng(u64);
@@ -225,6 +225,15 @@ mod tests {
     }
 
     #[test]
+    fn gpt2_blocks_cut_like_the_scalar_scanner() {
+        check_family(
+            0x5eed_b10c_6972_0005,
+            scan_gpt2::next_end,
+            block_gpt2::starts,
+        );
+    }
+
+    #[test]
     fn cl100k_blocks_cut_like_the_scalar_scanner() {
         check_family(
             0x5eed_b10c_c100_0001,
@@ -254,9 +263,9 @@ mod tests {
     /// The walk as the encoder runs it, against fancy-regex itself on long texts.
     #[test]
     fn block_walk_matches_the_regex_on_long_texts() {
-        use super::super::{Pattern, CL100K_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN};
+        use super::super::{Pattern, CL100K_PATTERN, GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN};
         let mut rng = Rng(0x5eed_b10c_4e6e_0004);
-        for pattern in [CL100K_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN] {
+        for pattern in [GPT2_PATTERN, CL100K_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN] {
             let ours = Pattern::new(pattern).unwrap();
             let re = fancy_regex::Regex::new(pattern).unwrap();
             for _ in 0..3_000 {

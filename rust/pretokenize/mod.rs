@@ -6,6 +6,7 @@
 //! scanner against `fancy-regex` running the original pattern.
 
 mod block_cl100k;
+mod block_gpt2;
 mod blocks;
 mod classes;
 mod masks;
@@ -181,14 +182,14 @@ impl Pattern {
         match &self.engine {
             // One loop per scanner, so each `next_end` is inlined into it (a function pointer
             // chosen at run time cost an indirect call per piece).
-            Engine::Scanner(Scanner::Gpt2) => scan_all(text, scan_gpt2::next_end, f),
             Engine::Scanner(Scanner::O200k) => scan_all(text, scan_o200k::next_end, f),
-            Engine::Scanner(Scanner::Cl100k | Scanner::Llama3 | Scanner::Qwen2) => self
-                .for_each_span_batch(text, |spans| {
+            Engine::Scanner(Scanner::Gpt2 | Scanner::Cl100k | Scanner::Llama3 | Scanner::Qwen2) => {
+                self.for_each_span_batch(text, |spans| {
                     spans
                         .iter()
                         .try_for_each(|&(start, end)| f(&text[start..end]))
-                }),
+                })
+            }
             Engine::Scanner(Scanner::Tekken) => scan_all(text, scan_o200k::next_end_tekken, f),
             Engine::Scanner(Scanner::DeepSeekV3) => scan_all(text, scan_deepseek::next_end, f),
             Engine::Regex(re) => {
@@ -225,7 +226,9 @@ impl Pattern {
     ) -> Result<()> {
         let mut spans = [(0, 0); SPAN_BATCH];
         match &self.engine {
-            Engine::Scanner(Scanner::Gpt2) => scan_batches(text, scan_gpt2::next_end, spans, f),
+            Engine::Scanner(Scanner::Gpt2) => {
+                blocks::scan(text, scan_gpt2::next_end, block_gpt2::starts, f)
+            }
             Engine::Scanner(Scanner::Cl100k) => {
                 blocks::scan(text, scan_cl100k::next_end, block_cl100k::starts::<3>, f)
             }

@@ -20,7 +20,7 @@ fn contraction(b: &[u8], i: usize) -> Option<usize> {
 }
 
 /// End of the piece that starts at `i` (< `b.len()`).
-#[inline]
+#[inline(always)]
 pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
     if b[i] == b'\'' {
         if let Some(end) = contraction(b, i) {
