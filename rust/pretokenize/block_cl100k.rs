@@ -110,7 +110,7 @@ fn contraction_len(block: &[u8; 64], c: usize) -> Option<usize> {
 
 /// The starts inside runs of digits: every `max`-th digit from the run's start.
 #[inline(always)]
-fn digit_groups(digit: u64, max: u32) -> u64 {
+pub(super) fn digit_groups(digit: u64, max: u32) -> u64 {
     // Digits with at least `max` digits before them in their run; the first of each run is the
     // run's start + max. Runs that long are rare in prose, so a loop per run.
     let mut long = digit;
@@ -137,7 +137,7 @@ fn digit_groups(digit: u64, max: u32) -> u64 {
 /// contraction needs no more: a non-ASCII char completes one only right after the `'`, whose
 /// piece then ends past the unknown.)
 #[inline(always)]
-fn horizon(high: u64, ws: u64) -> u32 {
+pub(super) fn horizon(high: u64, ws: u64) -> u32 {
     let unknown = high.trailing_zeros();
     let mut h = unknown.saturating_sub(1);
     if unknown > 0 && ws >> (unknown - 1) & 1 == 1 {

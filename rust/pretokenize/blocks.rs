@@ -138,7 +138,7 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::super::masks::portable::Portable;
-    use super::super::{block_cl100k, block_gpt2, scan_cl100k, scan_gpt2};
+    use super::super::{block_cl100k, block_gpt2, block_o200k, scan_cl100k, scan_gpt2, scan_o200k};
     use super::*;
 
     struct Rng(u64);
@@ -156,10 +156,66 @@ mod tests {
     /// cases, digit runs, and non-ASCII chars that are letters, whitespace or a long s.
     fn random_long_text(rng: &mut Rng) -> String {
         const UNITS: &[&str] = &[
-            " ", " ", " ", "  ", "\t", "\x0b", "\x0c", "\n", "\r\n", "\n\n", "a", "b", "word",
-            "Word", "s", "t", "ll", "ve", "re", "d", "m", "LL", "Ve", "rE", "S", "'", "'", "''",
-            "0", "12", "345", "6789", "!", ".", "..", "/", "-", "_", "\x00", "\x1c", "\x7f", "é",
-            "\u{a0}", "\u{85}", "\u{3000}", "ſ", "\u{212a}", "中", "한", "😀", "٣", "Ⅻ",
+            " ",
+            " ",
+            " ",
+            "  ",
+            "\t",
+            "\x0b",
+            "\x0c",
+            "\n",
+            "\r\n",
+            "\n\n",
+            "a",
+            "b",
+            "word",
+            "Word",
+            "s",
+            "t",
+            "ll",
+            "ve",
+            "re",
+            "d",
+            "m",
+            "LL",
+            "Ve",
+            "rE",
+            "S",
+            "'",
+            "'",
+            "''",
+            "0",
+            "12",
+            "345",
+            "6789",
+            "!",
+            ".",
+            "..",
+            "/",
+            "//",
+            "-",
+            "_",
+            "\x00",
+            "\x1c",
+            "\x7f",
+            "Ab",
+            "aB",
+            "ABC",
+            "HTTPServer",
+            "'S",
+            "'Re",
+            "n't",
+            "é",
+            "\u{a0}",
+            "\u{85}",
+            "\u{3000}",
+            "ſ",
+            "\u{212a}",
+            "中",
+            "한",
+            "😀",
+            "٣",
+            "Ⅻ",
         ];
         let units = (rng.next() % 200) as usize;
         let ascii_only = rng.next().is_multiple_of(2);
@@ -234,6 +290,24 @@ mod tests {
     }
 
     #[test]
+    fn o200k_blocks_cut_like_the_scalar_scanner() {
+        check_family(
+            0x5eed_b10c_0200_0006,
+            scan_o200k::next_end,
+            block_o200k::starts::<true, 3>,
+        );
+    }
+
+    #[test]
+    fn tekken_blocks_cut_like_the_scalar_scanner() {
+        check_family(
+            0x5eed_b10c_7e44_0007,
+            scan_o200k::next_end_tekken,
+            block_o200k::starts::<false, 1>,
+        );
+    }
+
+    #[test]
     fn cl100k_blocks_cut_like_the_scalar_scanner() {
         check_family(
             0x5eed_b10c_c100_0001,
@@ -263,9 +337,19 @@ mod tests {
     /// The walk as the encoder runs it, against fancy-regex itself on long texts.
     #[test]
     fn block_walk_matches_the_regex_on_long_texts() {
-        use super::super::{Pattern, CL100K_PATTERN, GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN};
+        use super::super::{
+            Pattern, CL100K_PATTERN, GPT2_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, QWEN2_PATTERN,
+            TEKKEN_PATTERN,
+        };
         let mut rng = Rng(0x5eed_b10c_4e6e_0004);
-        for pattern in [GPT2_PATTERN, CL100K_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN] {
+        for pattern in [
+            GPT2_PATTERN,
+            CL100K_PATTERN,
+            O200K_PATTERN,
+            LLAMA3_PATTERN,
+            QWEN2_PATTERN,
+            TEKKEN_PATTERN,
+        ] {
             let ours = Pattern::new(pattern).unwrap();
             let re = fancy_regex::Regex::new(pattern).unwrap();
             for _ in 0..3_000 {

@@ -18,6 +18,8 @@
 pub struct ByteMasks {
     /// `A-Z`, `a-z`: the ASCII `\p{L}`.
     pub letter: u64,
+    /// `a-z`: the ASCII `\p{Ll}` (o200k's words change case only upwards).
+    pub lower: u64,
     /// `0-9`: the ASCII `\p{N}`.
     pub digit: u64,
     /// `\r`, `\n`.
@@ -28,6 +30,8 @@ pub struct ByteMasks {
     pub space: u64,
     /// `'`, which starts the contractions.
     pub apostrophe: u64,
+    /// `/`, which o200k's runs of others take after them with the line breaks.
+    pub slash: u64,
     /// Bytes ≥ 0x80: the parts of non-ASCII chars.
     pub high: u64,
 }
@@ -59,10 +63,12 @@ pub mod portable {
     const SPACE: u8 = 16;
     const APOSTROPHE: u8 = 32;
     const HIGH: u8 = 64;
+    pub const LOWER: u8 = 128;
 
     const fn byte_class(x: u8) -> u8 {
         match x {
-            b'a'..=b'z' | b'A'..=b'Z' => LETTER,
+            b'a'..=b'z' => LETTER | LOWER,
+            b'A'..=b'Z' => LETTER,
             b'0'..=b'9' => DIGIT,
             b'\r' | b'\n' => LINE,
             b' ' => BLANK | SPACE,
@@ -99,6 +105,8 @@ pub mod portable {
                 m.space |= ((c >> 4) & 1) << k;
                 m.apostrophe |= ((c >> 5) & 1) << k;
                 m.high |= ((c >> 6) & 1) << k;
+                m.lower |= ((c >> 7) & 1) << k;
+                m.slash |= ((x == b'/') as u64) << k;
             }
             m
         }
@@ -141,6 +149,7 @@ unsafe fn classify_avx2(block: &[u8; 64]) -> ByteMasks {
         let lt = |v: __m256i, c: u8| _mm256_cmpgt_epi8(_mm256_set1_epi8(c as i8), v);
         let folded = _mm256_or_si256(x, _mm256_set1_epi8(0x20));
         let letter = _mm256_and_si256(gt(folded, b'a' - 1), lt(folded, b'z' + 1));
+        let lower = _mm256_and_si256(gt(x, b'a' - 1), lt(x, b'z' + 1));
         let digit = _mm256_and_si256(gt(x, b'0' - 1), lt(x, b'9' + 1));
         let line = _mm256_or_si256(eq(b'\r'), eq(b'\n'));
         let space = eq(b' ');
@@ -157,6 +166,8 @@ unsafe fn classify_avx2(block: &[u8; 64]) -> ByteMasks {
             bits(space),
             bits(eq(b'\'')),
             bits(x),
+            bits(lower),
+            bits(eq(b'/')),
         ]
     };
     let p = block.as_ptr().cast::<__m256i>();
@@ -171,6 +182,8 @@ unsafe fn classify_avx2(block: &[u8; 64]) -> ByteMasks {
         space: join(4),
         apostrophe: join(5),
         high: join(6),
+        lower: join(7),
+        slash: join(8),
     }
 }
 
@@ -178,7 +191,7 @@ unsafe fn classify_avx2(block: &[u8; 64]) -> ByteMasks {
 mod tests {
     use super::portable::*;
     use super::*;
-    use crate::pretokenize::classes::{tables, CRLF, L, N, S};
+    use crate::pretokenize::classes::{tables, CRLF, L, LL, LM, LO, LT, M, N, S};
 
     #[test]
     fn ascii_classes_are_the_unicode_tables() {
@@ -190,6 +203,12 @@ mod tests {
             assert_eq!(m & DIGIT != 0, c & N != 0, "{x:#x} digit");
             assert_eq!(m & LINE != 0, c & CRLF != 0, "{x:#x} line");
             assert_eq!(m & BLANK != 0, c & S != 0 && c & CRLF == 0, "{x:#x} blank");
+            assert_eq!(m & LOWER != 0, c & LL != 0, "{x:#x} lower");
+            assert_eq!(
+                c & (LT | LM | LO | M),
+                0,
+                "{x:#x}: ASCII has only upper and lower letters"
+            );
         }
     }
 

@@ -7,6 +7,7 @@
 
 mod block_cl100k;
 mod block_gpt2;
+mod block_o200k;
 mod blocks;
 mod classes;
 mod masks;
@@ -180,17 +181,21 @@ impl Pattern {
         mut f: impl FnMut(&'t str) -> Result<()>,
     ) -> Result<()> {
         match &self.engine {
-            // One loop per scanner, so each `next_end` is inlined into it (a function pointer
-            // chosen at run time cost an indirect call per piece).
-            Engine::Scanner(Scanner::O200k) => scan_all(text, scan_o200k::next_end, f),
-            Engine::Scanner(Scanner::Gpt2 | Scanner::Cl100k | Scanner::Llama3 | Scanner::Qwen2) => {
-                self.for_each_span_batch(text, |spans| {
-                    spans
-                        .iter()
-                        .try_for_each(|&(start, end)| f(&text[start..end]))
-                })
-            }
-            Engine::Scanner(Scanner::Tekken) => scan_all(text, scan_o200k::next_end_tekken, f),
+            // The block scanners hand over batches (`blocks.rs`); each scanner gets its own loop,
+            // so each `next_end` is inlined into it (a function pointer chosen at run time cost an
+            // indirect call per piece).
+            Engine::Scanner(
+                Scanner::Gpt2
+                | Scanner::Cl100k
+                | Scanner::O200k
+                | Scanner::Llama3
+                | Scanner::Qwen2
+                | Scanner::Tekken,
+            ) => self.for_each_span_batch(text, |spans| {
+                spans
+                    .iter()
+                    .try_for_each(|&(start, end)| f(&text[start..end]))
+            }),
             Engine::Scanner(Scanner::DeepSeekV3) => scan_all(text, scan_deepseek::next_end, f),
             Engine::Regex(re) => {
                 for span in regex_spans(re, text) {
@@ -232,7 +237,12 @@ impl Pattern {
             Engine::Scanner(Scanner::Cl100k) => {
                 blocks::scan(text, scan_cl100k::next_end, block_cl100k::starts::<3>, f)
             }
-            Engine::Scanner(Scanner::O200k) => scan_batches(text, scan_o200k::next_end, spans, f),
+            Engine::Scanner(Scanner::O200k) => blocks::scan(
+                text,
+                scan_o200k::next_end,
+                block_o200k::starts::<true, 3>,
+                f,
+            ),
             Engine::Scanner(Scanner::Llama3) => blocks::scan(
                 text,
                 scan_cl100k::next_end_llama3,
@@ -245,9 +255,12 @@ impl Pattern {
                 block_cl100k::starts::<1>,
                 f,
             ),
-            Engine::Scanner(Scanner::Tekken) => {
-                scan_batches(text, scan_o200k::next_end_tekken, spans, f)
-            }
+            Engine::Scanner(Scanner::Tekken) => blocks::scan(
+                text,
+                scan_o200k::next_end_tekken,
+                block_o200k::starts::<false, 1>,
+                f,
+            ),
             Engine::Scanner(Scanner::DeepSeekV3) => {
                 scan_batches(text, scan_deepseek::next_end, spans, f)
             }

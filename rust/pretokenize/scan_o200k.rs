@@ -72,7 +72,7 @@ fn with_contraction(t: &Tables, b: &[u8], e: usize) -> usize {
 }
 
 /// o200k's pattern.
-#[inline]
+#[inline(always)]
 pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
     next_end_of::<true, 3>(t, b, i)
 }
