@@ -209,28 +209,49 @@ impl Table {
             prefetch_line(&self.entries[first]);
         }
         let n = spans.len();
-        for (key, &(first, shared)) in keys[..n].iter().zip(&at[..n]) {
-            if key[0] != 0 && self.entries[first as usize].key != *key {
-                second.prefetch(shared);
+        if n == 0 {
+            return Ok(0);
+        }
+        // Which pieces the first level lacks (or cannot hold); their second-level slots are
+        // asked for now, so the loads overlap.
+        let mut missed = 0u64;
+        for (k, (key, &(first, shared))) in keys[..n].iter().zip(&at[..n]).enumerate() {
+            if key[0] == 0 || self.entries[first as usize].key != *key {
+                missed |= 1 << k;
+                if key[0] != 0 {
+                    second.prefetch(shared);
+                }
             }
         }
+        let cacheable = keys[..n].iter().filter(|k| k[0] != 0).count() as u64;
+        self.lookups += cacheable;
+        self.hits += cacheable;
+        if missed == 0 {
+            // Every piece is in the first level (the common case): no compare, no branch per
+            // piece but the vector's room.
+            for &(first, _) in &at[..n] {
+                emit(&self.entries[first as usize], out);
+            }
+            let last = &self.entries[at[n - 1].0 as usize];
+            return Ok((last.ids[0] >> COUNT_SHIFT) as usize);
+        }
         let mut last = 0;
-        for ((key, &(first, shared)), &(start, end)) in keys.iter().zip(&at).zip(spans) {
+        for (k, ((key, &(first, shared)), &(start, end))) in
+            keys.iter().zip(&at).zip(spans).enumerate()
+        {
             let before = out.len();
             let first = first as usize;
-            let short_key = if key[1] == 0 { key[0] } else { 0 };
-            if key[0] == 0 {
+            if missed >> k & 1 == 0 {
+                emit(&self.entries[first], out);
+            } else if key[0] == 0 {
                 miss(&text[start..end], 0, out)?;
             } else {
-                self.lookups += 1;
-                if self.entries[first].key == *key {
-                    self.hits += 1;
-                    emit(&self.entries[first], out);
-                } else if let Some(w) = second.load(shared, Entry::key_words(key)) {
-                    self.hits += 1;
+                let short_key = if key[1] == 0 { key[0] } else { 0 };
+                if let Some(w) = second.load(shared, Entry::key_words(key)) {
                     self.entries[first] = Entry::from_words(&w);
                     emit(&self.entries[first], out);
                 } else {
+                    self.hits -= 1;
                     miss(&text[start..end], short_key, out)?;
                     self.insert_at(second, first, shared, key, &out[before..]);
                 }
