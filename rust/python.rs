@@ -3,6 +3,7 @@
 mod decoders;
 mod id_lists;
 mod normalizers;
+mod pipeline;
 mod pre_tokenizers;
 
 use crate::encode::{par_map, Encoder, FlatBatch, Stream};
@@ -1260,6 +1261,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<normalizers::PyNormalizer>()?;
     m.add_class::<decoders::PyDecoder>()?;
     m.add_class::<pre_tokenizers::PyPreTokenizer>()?;
+    m.add_class::<pipeline::PyModel>()?;
+    m.add_class::<pipeline::PyPipeline>()?;
     m.add_class::<PyStream>()?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;

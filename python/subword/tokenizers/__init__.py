@@ -2,14 +2,24 @@
 
 Being built component by component (issue 11); what is here behaves as HF's does, checked
 against HF's package in the tests. So far: ``normalizers``, the cutting ``pre_tokenizers``,
-``decoders`` and ``Regex``.
+``decoders``, ``models.WordLevel``, ``Regex``, and ``Tokenizer`` composing them (the Rust pipeline,
+``rust/pipeline/``).
 """
 
 from __future__ import annotations
 
-from . import decoders, normalizers, pre_tokenizers
+from . import decoders, models, normalizers, pre_tokenizers
+from ._tokenizer import Encoding, Tokenizer
 
-__all__ = ["Regex", "decoders", "normalizers", "pre_tokenizers"]
+__all__ = [
+    "Encoding",
+    "Regex",
+    "Tokenizer",
+    "decoders",
+    "models",
+    "normalizers",
+    "pre_tokenizers",
+]
 
 
 class Regex:

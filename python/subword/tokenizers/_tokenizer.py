@@ -1,0 +1,223 @@
+"""``subword.tokenizers.Tokenizer``: HF's ``tokenizers.Tokenizer`` over the Rust pipeline
+(``rust/pipeline/``): normalizer → pre-tokenizer → model, and the decoder back.
+
+So far the pipeline runs the WordLevel model; post-processors, added tokens, pairs, truncation
+and padding come with the rest of the pipeline (issue 11) and are refused with an error meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import _core
+from .decoders import Decoder
+from .models import Model
+from .normalizers import Normalizer
+from .pre_tokenizers import PreTokenizer
+
+__all__ = ["Encoding", "Tokenizer"]
+
+
+class Encoding:
+    """One encode result (HF's ``tokenizers.Encoding``): ids, tokens, character offsets, word
+    indexes and the masks."""
+
+    __slots__ = ("ids", "tokens", "offsets", "word_ids", "type_ids", "attention_mask")
+
+    def __init__(self, ids, tokens, offsets, word_ids):
+        self.ids = list(ids)
+        self.tokens = list(tokens)
+        self.offsets = [tuple(o) for o in offsets]
+        self.word_ids = list(word_ids)
+        self.type_ids = [0] * len(self.ids)
+        self.attention_mask = [1] * len(self.ids)
+
+    @property
+    def words(self) -> list[int | None]:
+        return self.word_ids
+
+    @property
+    def special_tokens_mask(self) -> list[int]:
+        return [0] * len(self.ids)
+
+    @property
+    def sequence_ids(self) -> list[int | None]:
+        return [0] * len(self.ids)
+
+    @property
+    def n_sequences(self) -> int:
+        return 1
+
+    @property
+    def overflowing(self) -> list[Encoding]:
+        return []
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        head = self.ids[:8]
+        return f"Encoding(num_tokens={len(self)}, ids={head}{'…' if len(self) > 8 else ''})"
+
+    def word_to_tokens(self, word_index: int, sequence_index: int = 0):
+        """The (start, end) token range of a word, None if no token has it."""
+        at = [k for k, w in enumerate(self.word_ids) if w == word_index]
+        return (at[0], at[-1] + 1) if at else None
+
+    def token_to_word(self, token_index: int) -> int | None:
+        return self.word_ids[token_index]
+
+    def token_to_chars(self, token_index: int) -> tuple[int, int]:
+        return self.offsets[token_index]
+
+    def char_to_token(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        for k, (s, e) in enumerate(self.offsets):
+            if s <= char_pos < e:
+                return k
+        return None
+
+
+def _checked(value: Any, kind: type, what: str):
+    if value is not None and not isinstance(value, kind):
+        raise TypeError(
+            f"{what} must be a tokenizers.{kind.__module__.rsplit('.', 1)[-1]}.{kind.__name__} "
+            f"or None, got {type(value).__name__}"
+        )
+    return value
+
+
+class Tokenizer:
+    """A pipeline around a model: ``Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))``, then
+    set ``normalizer``, ``pre_tokenizer`` and ``decoder``."""
+
+    def __init__(self, model: Model):
+        if not isinstance(model, Model):
+            raise TypeError(
+                f"Tokenizer expects a subword.tokenizers.models model, got {type(model).__name__}"
+            )
+        self._model = model
+        self._normalizer = None
+        self._pre_tokenizer = None
+        self._decoder = None
+
+    def _core(self):
+        # Rebuilt on each use: the components are mutable (as in HF), and their own core
+        # objects are cached until they change.
+        part = lambda c: None if c is None else c._core_object()  # noqa: E731
+        return _core.CorePipeline(
+            self._model._core_object(),
+            part(self._normalizer),
+            part(self._pre_tokenizer),
+            part(self._decoder),
+        )
+
+    model = property(lambda self: self._model)
+
+    @model.setter
+    def model(self, value: Model) -> None:
+        if not isinstance(value, Model):
+            raise TypeError(f"model must be a tokenizers model, got {type(value).__name__}")
+        self._model = value
+
+    normalizer = property(lambda self: self._normalizer)
+
+    @normalizer.setter
+    def normalizer(self, value) -> None:
+        self._normalizer = _checked(value, Normalizer, "normalizer")
+
+    pre_tokenizer = property(lambda self: self._pre_tokenizer)
+
+    @pre_tokenizer.setter
+    def pre_tokenizer(self, value) -> None:
+        self._pre_tokenizer = _checked(value, PreTokenizer, "pre_tokenizer")
+
+    decoder = property(lambda self: self._decoder)
+
+    @decoder.setter
+    def decoder(self, value) -> None:
+        self._decoder = _checked(value, Decoder, "decoder")
+
+    @property
+    def post_processor(self):
+        return None
+
+    @post_processor.setter
+    def post_processor(self, value) -> None:
+        if value is not None:
+            raise ValueError(
+                "post-processors are not in subword.tokenizers' pipeline yet; "
+                "subword.Tokenizer runs TemplateProcessing for WordPiece"
+            )
+
+    def _result(self, lists) -> Encoding:
+        ids, offsets, words = lists
+        to_token = self._model.id_to_token
+        return Encoding(ids, [to_token(i) for i in ids], offsets, words)
+
+    @staticmethod
+    def _refuse(pair, is_pretokenized) -> None:
+        if pair is not None:
+            raise ValueError("pairs need a post-processor, not in this pipeline yet")
+        if is_pretokenized:
+            raise ValueError("is_pretokenized=True is not in this pipeline yet")
+
+    def encode(
+        self,
+        sequence: str,
+        pair: str | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> Encoding:
+        self._refuse(pair, is_pretokenized)
+        if not isinstance(sequence, str):
+            raise TypeError(f"encode expects a str, got {type(sequence).__name__}")
+        return self._result(self._core().encode(sequence))
+
+    def encode_batch(
+        self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        self._refuse(None, is_pretokenized)
+        texts = list(input)
+        for k, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise ValueError(
+                    f"encode_batch: item {k} is a {type(t).__name__}; pairs are not in this "
+                    "pipeline yet, so give strings"
+                )
+        return [self._result(r) for r in self._core().encode_batch(texts)]
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
+        return self._core().decode(list(ids))
+
+    def decode_batch(self, sequences: list[list[int]], skip_special_tokens: bool = True):
+        core = self._core()
+        return [core.decode(list(ids)) for ids in sequences]
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._model.token_to_id(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._model.id_to_token(id)
+
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        return self._model.get_vocab()
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        return self._model.get_vocab_size()
+
+    def to_str(self, pretty: bool = False) -> str:
+        """HF's tokenizer.json of this pipeline."""
+        part = lambda c: None if c is None else json.loads(c.__getstate__())  # noqa: E731
+        doc = {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [],
+            "normalizer": part(self._normalizer),
+            "pre_tokenizer": part(self._pre_tokenizer),
+            "post_processor": None,
+            "decoder": part(self._decoder),
+            "model": json.loads(self._model._core_object().to_json_str()),
+        }
+        return json.dumps(doc, ensure_ascii=False, indent=2 if pretty else None)

@@ -1,0 +1,97 @@
+"""``subword.tokenizers.models``: HF ``tokenizers.models``, each a thin wrapper of a Rust
+``CoreModel`` (``rust/models/``). So far ``WordLevel``."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from .. import _core
+from ._component import Component
+
+__all__ = ["Model", "Token", "WordLevel"]
+
+
+class Token:
+    """One token a model made (HF's ``tokenizers.Token``): id, string, byte range."""
+
+    __slots__ = ("id", "value", "offsets")
+
+    def __init__(self, id: int, value: str, offsets: tuple[int, int]):
+        self.id, self.value, self.offsets = id, value, tuple(offsets)
+
+    def as_tuple(self) -> tuple[int, str, tuple[int, int]]:
+        return (self.id, self.value, self.offsets)
+
+    def __repr__(self) -> str:
+        return f"Token(id={self.id}, value={self.value!r}, offsets={self.offsets})"
+
+
+class Model(Component):
+    """Base class of the models (HF's ``tokenizers.models.Model``)."""
+
+    def tokenize(self, sequence: str) -> list[Token]:
+        """The tokens of one pre-token."""
+        if not isinstance(sequence, str):
+            raise TypeError(f"tokenize expects a str, got {type(sequence).__name__}")
+        return [Token(*t) for t in self._core_object().tokenize(sequence)]
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._core_object().token_to_id(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._core_object().id_to_token(id)
+
+    def get_vocab(self) -> dict[str, int]:
+        return self._core_object().get_vocab()
+
+    def get_vocab_size(self) -> int:
+        return self._core_object().get_vocab_size()
+
+
+class WordLevel(Model):
+    """Each pre-token is one token; what the vocabulary lacks is ``unk_token``."""
+
+    _fields = ("vocab", "unk_token")
+
+    def __init__(self, vocab: dict[str, int] | str | None = None, unk_token: str | None = None):
+        if isinstance(vocab, (str, os.PathLike)):
+            raise TypeError("WordLevel(vocab) takes a dict; use WordLevel.from_file for a path")
+        if vocab is not None and not isinstance(vocab, dict):
+            raise TypeError(f"vocab must be a dict of token: id, got {type(vocab).__name__}")
+        self.vocab = dict(vocab or {})
+        self.unk_token = "<unk>" if unk_token is None else unk_token
+
+    def _build(self) -> Any:
+        for token, id in self.vocab.items():
+            if not isinstance(token, str) or isinstance(id, bool) or not isinstance(id, int):
+                raise TypeError(f"vocab entries are str: int, got {token!r}: {id!r}")
+            if not 0 <= id < 2**32:
+                raise ValueError(f"vocab id of {token!r} must be in 0..2**32, got {id}")
+        if not isinstance(self.unk_token, str):
+            raise TypeError(f"unk_token must be a str, got {type(self.unk_token).__name__}")
+        return _core.CoreModel.word_level(self.vocab, self.unk_token)
+
+    @staticmethod
+    def read_file(vocab: str) -> dict[str, int]:
+        """The vocabulary of a ``vocab.json`` file."""
+        with open(vocab, encoding="utf-8") as f:
+            v = json.load(f)
+        if not isinstance(v, dict):
+            raise ValueError(f"{vocab}: expected a JSON object of token: id")
+        return v
+
+    @classmethod
+    def from_file(cls, vocab: str, unk_token: str | None = None) -> WordLevel:
+        return cls(cls.read_file(vocab), unk_token)
+
+    def save(self, folder: str, prefix: str | None = None) -> list[str]:
+        """Write ``[prefix-]vocab.json`` into ``folder`` (atomically); returns its path."""
+        from .._files import write_atomic
+
+        name = f"{prefix}-vocab.json" if prefix else "vocab.json"
+        path = os.path.join(folder, name)
+        ordered = dict(sorted(self.vocab.items(), key=lambda kv: (kv[1], kv[0])))
+        write_atomic(path, json.dumps(ordered, ensure_ascii=False))
+        return [path]

@@ -1,0 +1,143 @@
+//! Bindings of the model stage and of the pipeline that composes the stages: typed arguments in,
+//! plain lists out (no JSON crosses); encoding releases the GIL, batches run on the pool. The
+//! Python classes `subword.tokenizers.models.WordLevel` and `subword.tokenizers.Tokenizer` wrap
+//! them.
+
+use super::decoders::PyDecoder;
+use super::normalizers::PyNormalizer;
+use super::pre_tokenizers::PyPreTokenizer;
+use super::to_py;
+use crate::models::{Model, WordLevel};
+use crate::pipeline::Pipeline;
+use crate::postprocess::Encoding;
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// A model token as HF's `Token` fields: id, string, byte range.
+type ModelTokenTuple = (u32, String, (usize, usize));
+
+#[pyclass(module = "subword._core", name = "CoreModel", frozen)]
+#[derive(Clone)]
+pub struct PyModel {
+    pub inner: Model,
+}
+
+#[pymethods]
+impl PyModel {
+    #[staticmethod]
+    fn word_level(vocab: HashMap<String, u32>, unk_token: String) -> PyResult<Self> {
+        let m = WordLevel::new(vocab.into_iter().collect(), unk_token).map_err(to_py)?;
+        Ok(PyModel {
+            inner: Model::WordLevel(m),
+        })
+    }
+
+    /// HF's `Model.tokenize` of one pre-token: (id, token, (start, end)) per token, the range
+    /// in bytes of `sequence`, as HF's model tokens have.
+    fn tokenize(&self, sequence: &str) -> PyResult<Vec<ModelTokenTuple>> {
+        let mut out = Vec::new();
+        self.inner.tokenize(sequence, &mut out).map_err(to_py)?;
+        Ok(out
+            .into_iter()
+            .map(|t| {
+                let token = self.inner.id_to_token(t.id).unwrap_or_default().to_string();
+                (t.id, token, (t.start, t.end))
+            })
+            .collect())
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.id_to_token(id).map(str::to_string)
+    }
+
+    fn get_vocab(&self) -> HashMap<String, u32> {
+        match &self.inner {
+            Model::WordLevel(m) => m.vocab().iter().map(|(t, &i)| (t.clone(), i)).collect(),
+        }
+    }
+
+    fn get_vocab_size(&self) -> usize {
+        self.inner.vocab_size()
+    }
+
+    fn unk_token(&self) -> String {
+        match &self.inner {
+            Model::WordLevel(m) => m.unk_token().to_string(),
+        }
+    }
+
+    fn to_json_str(&self) -> String {
+        self.inner.to_json().to_string()
+    }
+}
+
+/// One result as lists: ids, (start, end) character offsets, word indexes.
+type Lists = (Vec<u32>, Vec<(u32, u32)>, Vec<u32>);
+
+fn lists(e: Encoding) -> Lists {
+    (
+        e.toks.iter().map(|t| t.id).collect(),
+        e.toks.iter().map(|t| t.offsets).collect(),
+        e.toks.iter().map(|t| t.word).collect(),
+    )
+}
+
+#[pyclass(module = "subword._core", name = "CorePipeline", frozen)]
+pub struct PyPipeline {
+    inner: Pipeline,
+}
+
+#[pymethods]
+impl PyPipeline {
+    #[new]
+    #[pyo3(signature = (model, normalizer=None, pre_tokenizer=None, decoder=None))]
+    fn new(
+        model: PyRef<'_, PyModel>,
+        normalizer: Option<PyRef<'_, PyNormalizer>>,
+        pre_tokenizer: Option<PyRef<'_, PyPreTokenizer>>,
+        decoder: Option<PyRef<'_, PyDecoder>>,
+    ) -> Self {
+        PyPipeline {
+            inner: Pipeline {
+                normalizer: normalizer.map(|n| n.inner.clone()),
+                pre_tokenizer: pre_tokenizer.map(|p| p.inner.clone()),
+                model: model.inner.clone(),
+                decoder: decoder.map(|d| d.inner.clone()),
+            },
+        }
+    }
+
+    fn encode(&self, py: Python<'_>, text: &str) -> PyResult<Lists> {
+        let e = py
+            .allow_threads(|| self.inner.encode(text))
+            .map_err(to_py)?;
+        Ok(lists(e))
+    }
+
+    #[pyo3(signature = (texts, num_threads=0))]
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<String>,
+        num_threads: usize,
+    ) -> PyResult<Vec<Lists>> {
+        let run = || -> crate::error::Result<Vec<Lists>> {
+            crate::pool::install(num_threads, || {
+                texts
+                    .par_iter()
+                    .map(|t| self.inner.encode(t).map(lists))
+                    .collect()
+            })?
+        };
+        py.allow_threads(run).map_err(to_py)
+    }
+
+    fn decode(&self, py: Python<'_>, ids: Vec<u32>) -> String {
+        py.allow_threads(|| self.inner.decode(&ids))
+    }
+}

@@ -1,0 +1,181 @@
+"""``subword.tokenizers.Tokenizer`` (the Rust pipeline: normalizer → pre-tokenizer → model, and
+the decoder) against HF ``tokenizers.Tokenizer`` built from the same components: ids, tokens,
+character offsets and word ids of ``encode`` and ``encode_batch``, and ``decode``, on hypothesis
+text with every normalizer, pre-tokenizer and decoder of the stage tests; the WordLevel model's
+own API; the errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import subword.tokenizers as ours
+import test_decoders
+import test_normalizers
+import test_pre_tokenizers
+import tokenizers as hf
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from subword.tokenizers import decoders as D
+from subword.tokenizers import models as M
+from subword.tokenizers import normalizers as N
+from subword.tokenizers import pre_tokenizers as P
+
+NORMALIZERS = test_normalizers.ALL
+PRE_TOKENIZERS = test_pre_tokenizers.ALL
+DECODERS = test_decoders.ALL
+
+texts = st.one_of(test_normalizers.texts, test_pre_tokenizers.texts)
+
+
+def _pair(vocab, unk, normalizer, pre_tokenizer, decoder=None):
+    """Our tokenizer and HF's, from the same WordLevel vocabulary and component picks."""
+    mine = ours.Tokenizer(M.WordLevel(vocab, unk_token=unk))
+    theirs = hf.Tokenizer(hf.models.WordLevel(vocab, unk_token=unk))
+    for tok, mods in (
+        (mine, (N, P, D)),
+        (theirs, (hf.normalizers, hf.pre_tokenizers, hf.decoders)),
+    ):
+        if normalizer is not None:
+            tok.normalizer = NORMALIZERS[normalizer][0](mods[0])
+        if pre_tokenizer is not None:
+            tok.pre_tokenizer = PRE_TOKENIZERS[pre_tokenizer][0](mods[1])
+        if decoder is not None:
+            tok.decoder = DECODERS[decoder][0](mods[2])
+    return mine, theirs
+
+
+def _vocab_for(theirs: hf.Tokenizer, text: str, keep_every: int) -> dict[str, int]:
+    """Some of the words HF's own components make of `text`, so that both hits and unknown
+    words occur; `[UNK]` first."""
+    normalized = theirs.normalizer.normalize_str(text) if theirs.normalizer else text
+    words = (
+        [w for w, _ in theirs.pre_tokenizer.pre_tokenize_str(normalized)]
+        if theirs.pre_tokenizer
+        else [normalized]
+    )
+    vocab = {"[UNK]": 0}
+    for k, w in enumerate(words):
+        if k % keep_every == 0 and w not in vocab:
+            vocab[w] = len(vocab)
+    return vocab
+
+
+def _view(e) -> tuple:
+    return (
+        e.ids,
+        e.tokens,
+        [tuple(o) for o in e.offsets],
+        e.word_ids,
+        e.type_ids,
+        e.attention_mask,
+        e.special_tokens_mask,
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    normalizer=st.none() | st.sampled_from(range(len(NORMALIZERS))),
+    pre_tokenizer=st.none() | st.sampled_from(range(len(PRE_TOKENIZERS))),
+    keep_every=st.integers(1, 3),
+    text=texts,
+)
+def test_encode_equals_hf(normalizer, pre_tokenizer, keep_every, text):
+    _, probe = _pair({"[UNK]": 0}, "[UNK]", normalizer, pre_tokenizer)
+    vocab = _vocab_for(probe, text, keep_every)
+    mine, theirs = _pair(vocab, "[UNK]", normalizer, pre_tokenizer)
+    assert _view(mine.encode(text)) == _view(theirs.encode(text))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    normalizer=st.none() | st.sampled_from(range(len(NORMALIZERS))),
+    pre_tokenizer=st.sampled_from(range(len(PRE_TOKENIZERS))),
+    batch=st.lists(texts, max_size=6),
+)
+def test_encode_batch_equals_hf(normalizer, pre_tokenizer, batch):
+    _, probe = _pair({"[UNK]": 0}, "[UNK]", normalizer, pre_tokenizer)
+    vocab = _vocab_for(probe, "".join(batch), 2)
+    mine, theirs = _pair(vocab, "[UNK]", normalizer, pre_tokenizer)
+    assert [_view(e) for e in mine.encode_batch(batch)] == [
+        _view(e) for e in theirs.encode_batch(batch)
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    decoder=st.none() | st.sampled_from(range(len(DECODERS))),
+    ids=st.lists(st.integers(0, 12), max_size=12),
+)
+def test_decode_equals_hf(decoder, ids):
+    # Tokens the decoders treat specially: byte-level letters, <0x..> bytes, ## and ▁ marks.
+    words = ["[UNK]", "Ġhello", "<0x41>", "<0xE2>", "##ing", "▁the", "a", "</w>", "ĊĠ", "x", "▁"]
+    vocab = {w: k for k, w in enumerate(words)}  # ids 11 and 12 are not in it
+    mine, theirs = _pair(vocab, "[UNK]", None, None, decoder)
+    assert mine.decode(ids) == theirs.decode(ids)
+    assert mine.decode_batch([ids, ids[:3]]) == theirs.decode_batch([ids, ids[:3]])
+
+
+def test_word_level_model_api_equals_hf(tmp_path):
+    vocab = {"[UNK]": 0, "hello": 1, "wörld": 2, "!": 3}
+    mine, theirs = M.WordLevel(vocab, "[UNK]"), hf.models.WordLevel(vocab, "[UNK]")
+    for word in ["hello", "wörld", "nope", ""]:
+        assert [t.as_tuple() for t in mine.tokenize(word)] == [
+            (t.id, t.value, t.offsets) for t in theirs.tokenize(word)
+        ]
+    for token in ["hello", "nope", "[UNK]"]:
+        assert mine.token_to_id(token) == theirs.token_to_id(token)
+    for id in [0, 2, 3, 4, 99]:
+        assert mine.id_to_token(id) == theirs.id_to_token(id)
+    assert json.loads(mine.__getstate__()) == json.loads(theirs.__getstate__())
+    assert mine.get_vocab() == vocab
+    (path,) = mine.save(str(tmp_path), "w")
+    assert hf.models.WordLevel.read_file(path) == vocab
+    assert M.WordLevel.from_file(path, unk_token="[UNK]") == mine
+
+
+def test_tokenizer_json_matches_hf():
+    vocab = {"[UNK]": 0, "hello": 1}
+    mine, theirs = _pair(vocab, "[UNK]", 4, 9, 3)  # Lowercase, Whitespace, WordPiece decoder
+    want = json.loads(theirs.to_str())
+    got = json.loads(mine.to_str())
+    for key in [
+        "normalizer",
+        "pre_tokenizer",
+        "post_processor",
+        "decoder",
+        "model",
+        "added_tokens",
+    ]:
+        assert got[key] == want[key], key
+    # HF reads what we write, and encodes alike.
+    again = hf.Tokenizer.from_str(mine.to_str())
+    assert again.encode("Hello there").ids == theirs.encode("Hello there").ids
+
+
+def test_missing_unknown_token_is_a_clear_error():
+    mine = ours.Tokenizer(M.WordLevel({"hello": 0}, unk_token="[UNK]"))
+    mine.pre_tokenizer = P.Whitespace()
+    assert mine.encode("hello").ids == [0]
+    with pytest.raises(ValueError, match=r"not in the vocabulary.*\[UNK\]"):
+        mine.encode("hello there")
+
+
+def test_bad_arguments_are_clear_errors():
+    with pytest.raises(TypeError, match="models model"):
+        ours.Tokenizer("WordLevel")
+    tok = ours.Tokenizer(M.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    with pytest.raises(TypeError, match="normalizer must be"):
+        tok.normalizer = P.Whitespace()
+    with pytest.raises(TypeError, match="pre_tokenizer must be"):
+        tok.pre_tokenizer = N.NFC()
+    with pytest.raises(ValueError, match="pairs"):
+        tok.encode("a", "b")
+    with pytest.raises(ValueError, match="post-processors"):
+        tok.post_processor = object()
+    with pytest.raises(ValueError, match="ids must be distinct"):
+        ours.Tokenizer(M.WordLevel({"a": 0, "b": 0})).encode("a")
+    with pytest.raises(TypeError, match="str: int"):
+        M.WordLevel({"a": "0"}).tokenize("a")
+    with pytest.raises(TypeError, match="from_file"):
+        M.WordLevel("vocab.json")
