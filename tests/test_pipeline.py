@@ -28,10 +28,10 @@ DECODERS = test_decoders.ALL
 texts = st.one_of(test_normalizers.texts, test_pre_tokenizers.texts)
 
 
-def _pair(vocab, unk, normalizer, pre_tokenizer, decoder=None):
-    """Our tokenizer and HF's, from the same WordLevel vocabulary and component picks."""
-    mine = ours.Tokenizer(M.WordLevel(vocab, unk_token=unk))
-    theirs = hf.Tokenizer(hf.models.WordLevel(vocab, unk_token=unk))
+def _pair(vocab, unk, normalizer, pre_tokenizer, decoder=None, model="WordLevel", **options):
+    """Our tokenizer and HF's, from the same vocabulary, model and component picks."""
+    mine = ours.Tokenizer(getattr(M, model)(vocab, unk_token=unk, **options))
+    theirs = hf.Tokenizer(getattr(hf.models, model)(vocab, unk_token=unk, **options))
     for tok, mods in (
         (mine, (N, P, D)),
         (theirs, (hf.normalizers, hf.pre_tokenizers, hf.decoders)),
@@ -58,6 +58,27 @@ def _vocab_for(theirs: hf.Tokenizer, text: str, keep_every: int) -> dict[str, in
     for k, w in enumerate(words):
         if k % keep_every == 0 and w not in vocab:
             vocab[w] = len(vocab)
+    return vocab
+
+
+def _words_of(theirs: hf.Tokenizer, text: str) -> list[str]:
+    normalized = theirs.normalizer.normalize_str(text) if theirs.normalizer else text
+    if theirs.pre_tokenizer is None:
+        return [normalized] if normalized else []
+    return [w for w, _ in theirs.pre_tokenizer.pre_tokenize_str(normalized)]
+
+
+def _wordpiece_vocab(words: list[str], cuts: list[int], prefix: str) -> dict[str, int]:
+    """Initial pieces and continuations cut from `words` (so that most words split into
+    several pieces and some cannot be matched), ids 0..n."""
+    vocab = {"[UNK]": 0}
+    for k, w in enumerate(words):
+        cut = cuts[k % len(cuts)] if cuts else 1
+        chunks = [w[i : i + cut] for i in range(0, len(w), cut)]
+        for j, chunk in enumerate(chunks):
+            if (k + j) % 5 == 4:
+                continue  # a gap: this word becomes [UNK]
+            vocab.setdefault(chunk if j == 0 else prefix + chunk, len(vocab))
     return vocab
 
 
@@ -114,6 +135,44 @@ def test_decode_equals_hf(decoder, ids):
     mine, theirs = _pair(vocab, "[UNK]", None, None, decoder)
     assert mine.decode(ids) == theirs.decode(ids)
     assert mine.decode_batch([ids, ids[:3]]) == theirs.decode_batch([ids, ids[:3]])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    normalizer=st.none() | st.sampled_from(range(len(NORMALIZERS))),
+    pre_tokenizer=st.none() | st.sampled_from(range(len(PRE_TOKENIZERS))),
+    cuts=st.lists(st.integers(1, 4), max_size=4),
+    prefix=st.sampled_from(["##", "", "@@"]),
+    max_chars=st.sampled_from([100, 3]),
+    text=texts,
+)
+def test_wordpiece_encode_equals_hf(normalizer, pre_tokenizer, cuts, prefix, max_chars, text):
+    _, probe = _pair({"[UNK]": 0}, "[UNK]", normalizer, pre_tokenizer)
+    vocab = _wordpiece_vocab(_words_of(probe, text), cuts, prefix)
+    options = {"continuing_subword_prefix": prefix, "max_input_chars_per_word": max_chars}
+    mine, theirs = _pair(vocab, "[UNK]", normalizer, pre_tokenizer, model="WordPiece", **options)
+    assert _view(mine.encode(text)) == _view(theirs.encode(text))
+
+
+def test_wordpiece_model_api_equals_hf(tmp_path):
+    vocab = {"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3, "a": 4, "##b": 5, "wö": 6, "##rld": 7}
+    mine, theirs = M.WordPiece(vocab), hf.models.WordPiece(vocab)
+    for word in ["unaffable", "ab", "wörld", "xyz", "una", ""]:
+        assert [t.as_tuple() for t in mine.tokenize(word)] == [
+            (t.id, t.value, t.offsets) for t in theirs.tokenize(word)
+        ]
+    for token in ["##aff", "aff", "[UNK]", "nope"]:
+        assert mine.token_to_id(token) == theirs.token_to_id(token)
+    for id in [0, 3, 7, 8]:
+        assert mine.id_to_token(id) == theirs.id_to_token(id)
+    assert json.loads(mine.__getstate__()) == json.loads(theirs.__getstate__())
+    (path,) = mine.save(str(tmp_path))
+    assert hf.models.WordPiece.read_file(path) == vocab
+    assert M.WordPiece.from_file(path) == mine
+    with pytest.raises(ValueError, match=r"ids must be 0\.\.2"):
+        M.WordPiece({"a": 0, "[UNK]": 5}).tokenize("a")
+    with pytest.raises(ValueError, match="unknown token"):
+        M.WordPiece({"a": 0}).tokenize("a")
 
 
 def test_word_level_model_api_equals_hf(tmp_path):

@@ -1,13 +1,16 @@
 //! The model stage of the pipeline: a pre-token to its tokens. The components are HF
-//! `tokenizers`' own, with its names and JSON form. So far WordLevel; the byte-level BPE,
-//! WordPiece and classic BPE models still run their own pipelines (`encode`, `wordpiece`,
-//! `classic`) until they move here.
+//! `tokenizers`' own, with its names and JSON form. So far WordLevel and WordPiece; the
+//! byte-level BPE and classic BPE models still run their own pipelines (`encode`, `classic`),
+//! and so does WordPiece with BERT's fixed stages (`wordpiece::pipeline`), until they move here.
 
 mod word_level;
+pub mod word_piece;
 
 use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
+use crate::wordpiece::WordPiece;
 use serde_json::Value;
+use std::sync::Arc;
 pub use word_level::{WordLevel, DEFAULT_UNK};
 
 /// One token a model made of a pre-token: its id and its byte range in the pre-token.
@@ -21,6 +24,7 @@ pub struct ModelToken {
 #[derive(Clone, Debug)]
 pub enum Model {
     WordLevel(WordLevel),
+    WordPiece(Arc<WordPiece>),
 }
 
 impl Model {
@@ -35,24 +39,37 @@ impl Model {
                 });
                 Ok(())
             }
+            Model::WordPiece(m) => {
+                let mut pieces = Vec::new();
+                m.encode_word(piece, &mut pieces);
+                out.extend(pieces.into_iter().map(|(id, start, end)| ModelToken {
+                    id,
+                    start: start as usize,
+                    end: end as usize,
+                }));
+                Ok(())
+            }
         }
     }
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
         match self {
             Model::WordLevel(m) => m.token_to_id(token),
+            Model::WordPiece(m) => m.token_to_id(token),
         }
     }
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         match self {
             Model::WordLevel(m) => m.id_to_token(id),
+            Model::WordPiece(m) => m.token(id),
         }
     }
 
     pub fn vocab_size(&self) -> usize {
         match self {
             Model::WordLevel(m) => m.vocab_size(),
+            Model::WordPiece(m) => m.len(),
         }
     }
 
@@ -60,13 +77,14 @@ impl Model {
         let (f, kind) = Fields::of(v, path, "model")?;
         match kind {
             "WordLevel" => Ok(Model::WordLevel(WordLevel::from_fields(&f)?)),
+            "WordPiece" => Ok(Model::WordPiece(word_piece::from_fields(&f)?)),
             "Unigram" => Err(Error::invalid(format!(
                 "{path}: the Unigram model is not supported yet (a later issue); subword reads \
                  BPE, WordPiece and WordLevel"
             ))),
             other => Err(Error::invalid(format!(
-                "{path}: model type {other:?} is not one this pipeline runs yet (WordLevel); \
-                 BPE and WordPiece files load through subword.Tokenizer.from_file"
+                "{path}: model type {other:?} is not one this pipeline runs yet (WordLevel, \
+                 WordPiece); BPE files load through subword.Tokenizer.from_file"
             ))),
         }
     }
@@ -74,6 +92,7 @@ impl Model {
     pub fn to_json(&self) -> Value {
         match self {
             Model::WordLevel(m) => m.to_json(),
+            Model::WordPiece(m) => word_piece::to_json(m),
         }
     }
 }

@@ -7,7 +7,7 @@ use super::decoders::PyDecoder;
 use super::normalizers::PyNormalizer;
 use super::pre_tokenizers::PyPreTokenizer;
 use super::to_py;
-use crate::models::{Model, WordLevel};
+use crate::models::{word_piece, Model, WordLevel};
 use crate::pipeline::Pipeline;
 use crate::postprocess::Encoding;
 use pyo3::prelude::*;
@@ -30,6 +30,26 @@ impl PyModel {
         let m = WordLevel::new(vocab.into_iter().collect(), unk_token).map_err(to_py)?;
         Ok(PyModel {
             inner: Model::WordLevel(m),
+        })
+    }
+
+    #[staticmethod]
+    fn word_piece(
+        vocab: HashMap<String, u32>,
+        unk_token: &str,
+        continuing_subword_prefix: &str,
+        max_input_chars_per_word: usize,
+    ) -> PyResult<Self> {
+        let vocab = vocab.into_iter().collect();
+        let m = word_piece::from_vocab(
+            &vocab,
+            unk_token,
+            continuing_subword_prefix,
+            max_input_chars_per_word,
+        )
+        .map_err(to_py)?;
+        Ok(PyModel {
+            inner: Model::WordPiece(m),
         })
     }
 
@@ -58,6 +78,10 @@ impl PyModel {
     fn get_vocab(&self) -> HashMap<String, u32> {
         match &self.inner {
             Model::WordLevel(m) => m.vocab().iter().map(|(t, &i)| (t.clone(), i)).collect(),
+            Model::WordPiece(m) => (0u32..)
+                .zip(m.tokens())
+                .map(|(i, t)| (t.clone(), i))
+                .collect(),
         }
     }
 
@@ -68,6 +92,7 @@ impl PyModel {
     fn unk_token(&self) -> String {
         match &self.inner {
             Model::WordLevel(m) => m.unk_token().to_string(),
+            Model::WordPiece(m) => m.unk_token().to_string(),
         }
     }
 

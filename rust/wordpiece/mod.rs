@@ -84,13 +84,13 @@ impl WordPiece {
                 .enumerate()
                 .map(|(id, t)| (t.as_bytes(), id as u32)),
         );
-        let continuing = Trie::new(tokens.iter().enumerate().filter_map(|(id, t)| {
-            if prefix.is_empty() {
-                None
-            } else {
-                t.strip_prefix(prefix).map(|s| (s.as_bytes(), id as u32))
-            }
-        }));
+        // With an empty prefix every token continues a word too (HF looks `prefix + rest` up).
+        let continuing = Trie::new(
+            tokens
+                .iter()
+                .enumerate()
+                .filter_map(|(id, t)| t.strip_prefix(prefix).map(|s| (s.as_bytes(), id as u32))),
+        );
         let mut whole = FxHashMap::default();
         for (id, t) in tokens.iter().enumerate() {
             if let Some(key) = pack_short(t.as_bytes()) {
@@ -218,6 +218,18 @@ impl WordPiece {
 
     pub fn max_chars(&self) -> usize {
         self.max_chars
+    }
+}
+
+impl std::fmt::Debug for WordPiece {
+    /// The settings and size, not the tries.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WordPiece")
+            .field("tokens", &self.tokens.len())
+            .field("prefix", &self.prefix)
+            .field("unk_token", &self.unk_token)
+            .field("max_chars", &self.max_chars)
+            .finish()
     }
 }
 

@@ -1,5 +1,5 @@
 """``subword.tokenizers.models``: HF ``tokenizers.models``, each a thin wrapper of a Rust
-``CoreModel`` (``rust/models/``). So far ``WordLevel``."""
+``CoreModel`` (``rust/models/``). So far ``WordLevel`` and ``WordPiece``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from .. import _core
 from ._component import Component
 
-__all__ = ["Model", "Token", "WordLevel"]
+__all__ = ["Model", "Token", "WordLevel", "WordPiece"]
 
 
 class Token:
@@ -50,25 +50,33 @@ class Model(Component):
         return self._core_object().get_vocab_size()
 
 
+def _check_vocab(vocab) -> None:
+    for token, id in vocab.items():
+        if not isinstance(token, str) or isinstance(id, bool) or not isinstance(id, int):
+            raise TypeError(f"vocab entries are str: int, got {token!r}: {id!r}")
+        if not 0 <= id < 2**32:
+            raise ValueError(f"vocab id of {token!r} must be in 0..2**32, got {id}")
+
+
+def _vocab_arg(owner: str, vocab) -> dict:
+    if isinstance(vocab, (str, os.PathLike)):
+        raise TypeError(f"{owner}(vocab) takes a dict; use {owner}.from_file for a path")
+    if vocab is not None and not isinstance(vocab, dict):
+        raise TypeError(f"vocab must be a dict of token: id, got {type(vocab).__name__}")
+    return dict(vocab or {})
+
+
 class WordLevel(Model):
     """Each pre-token is one token; what the vocabulary lacks is ``unk_token``."""
 
     _fields = ("vocab", "unk_token")
 
     def __init__(self, vocab: dict[str, int] | str | None = None, unk_token: str | None = None):
-        if isinstance(vocab, (str, os.PathLike)):
-            raise TypeError("WordLevel(vocab) takes a dict; use WordLevel.from_file for a path")
-        if vocab is not None and not isinstance(vocab, dict):
-            raise TypeError(f"vocab must be a dict of token: id, got {type(vocab).__name__}")
-        self.vocab = dict(vocab or {})
+        self.vocab = _vocab_arg("WordLevel", vocab)
         self.unk_token = "<unk>" if unk_token is None else unk_token
 
     def _build(self) -> Any:
-        for token, id in self.vocab.items():
-            if not isinstance(token, str) or isinstance(id, bool) or not isinstance(id, int):
-                raise TypeError(f"vocab entries are str: int, got {token!r}: {id!r}")
-            if not 0 <= id < 2**32:
-                raise ValueError(f"vocab id of {token!r} must be in 0..2**32, got {id}")
+        _check_vocab(self.vocab)
         if not isinstance(self.unk_token, str):
             raise TypeError(f"unk_token must be a str, got {type(self.unk_token).__name__}")
         return _core.CoreModel.word_level(self.vocab, self.unk_token)
@@ -94,4 +102,60 @@ class WordLevel(Model):
         path = os.path.join(folder, name)
         ordered = dict(sorted(self.vocab.items(), key=lambda kv: (kv[1], kv[0])))
         write_atomic(path, json.dumps(ordered, ensure_ascii=False))
+        return [path]
+
+
+class WordPiece(Model):
+    """Greedy longest match: the longest word-initial token, then the longest continuation
+    (``continuing_subword_prefix`` + piece), and so on; a word with no match somewhere, or longer
+    than ``max_input_chars_per_word`` characters, is ``unk_token`` whole. Ids must be
+    ``0..len(vocab)``."""
+
+    _fields = ("vocab", "unk_token", "max_input_chars_per_word", "continuing_subword_prefix")
+
+    def __init__(
+        self,
+        vocab: dict[str, int] | None = None,
+        unk_token: str = "[UNK]",
+        max_input_chars_per_word: int = 100,
+        continuing_subword_prefix: str = "##",
+    ):
+        self.vocab = _vocab_arg("WordPiece", vocab)
+        self.unk_token = unk_token
+        self.max_input_chars_per_word = max_input_chars_per_word
+        self.continuing_subword_prefix = continuing_subword_prefix
+
+    def _build(self) -> Any:
+        _check_vocab(self.vocab)
+        for name in ("unk_token", "continuing_subword_prefix"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a str, got {type(getattr(self, name)).__name__}")
+        n = self.max_input_chars_per_word
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"max_input_chars_per_word must be an int >= 0, got {n!r}")
+        return _core.CoreModel.word_piece(
+            self.vocab, self.unk_token, self.continuing_subword_prefix, n
+        )
+
+    @staticmethod
+    def read_file(vocab: str) -> dict[str, int]:
+        """The vocabulary of a ``vocab.txt`` file: one token per line, ids in line order."""
+        with open(vocab, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return {token: id for id, token in enumerate(lines)}
+
+    @classmethod
+    def from_file(cls, vocab: str, **kwargs: Any) -> WordPiece:
+        return cls(cls.read_file(vocab), **kwargs)
+
+    def save(self, folder: str, prefix: str | None = None) -> list[str]:
+        """Write ``[prefix-]vocab.txt`` into ``folder`` (atomically); returns its path."""
+        from .._files import write_atomic
+
+        name = f"{prefix}-vocab.txt" if prefix else "vocab.txt"
+        path = os.path.join(folder, name)
+        by_id = sorted(self.vocab.items(), key=lambda kv: kv[1])
+        write_atomic(path, "".join(f"{token}\n" for token, _ in by_id))
         return [path]
