@@ -235,16 +235,17 @@ impl Table {
             let last = &self.entries[at[n - 1].0 as usize];
             return Ok((last.ids[0] >> COUNT_SHIFT) as usize);
         }
+        // Some piece missed: an earlier piece's insert may take the slot a later one hit in
+        // the check above (two pieces of a batch can share a slot), so every key is compared
+        // again here.
         let mut last = 0;
-        for (k, ((key, &(first, shared)), &(start, end))) in
-            keys.iter().zip(&at).zip(spans).enumerate()
-        {
+        for ((key, &(first, shared)), &(start, end)) in keys.iter().zip(&at).zip(spans) {
             let before = out.len();
             let first = first as usize;
-            if missed >> k & 1 == 0 {
-                emit(&self.entries[first], out);
-            } else if key[0] == 0 {
+            if key[0] == 0 {
                 miss(&text[start..end], 0, out)?;
+            } else if self.entries[first].key == *key {
+                emit(&self.entries[first], out);
             } else {
                 let short_key = if key[1] == 0 { key[0] } else { 0 };
                 if let Some(w) = second.load(shared, Entry::key_words(key)) {
@@ -493,6 +494,33 @@ mod tests {
                 assert_eq!(run(&mut other, &shared, &b, &whole(&b), never).0, [3]);
             });
         });
+    }
+
+    /// A batch where a piece that misses takes the first-level slot of a later piece that was
+    /// there: the later one must still get its own ids (from the shared level), not the new
+    /// entry's.
+    #[test]
+    fn a_miss_that_takes_a_later_pieces_slot_leaves_it_its_ids() {
+        let shared = SharedCache::default();
+        let mut t = Table::new();
+        let key = |p: &[u8]| cache_key(p, 0, p.len());
+        let a = b"alpha".to_vec();
+        let b = (0u32..)
+            .map(|i| format!("w{i}").into_bytes())
+            .find(|p| {
+                let (s, t) = (slots(&key(p)), slots(&key(&a)));
+                s.0 == t.0 && s.1 != t.1
+            })
+            .unwrap();
+        t.insert(&shared, &key(&b), &[3]);
+        let text = [a.as_slice(), &b].concat();
+        let spans = [(0, a.len()), (a.len(), text.len())];
+        let ids_of = |p: &[u8]| -> Vec<Rank> {
+            assert_eq!(p, a.as_slice(), "only alpha misses");
+            vec![1, 2]
+        };
+        let (ids, missed) = run(&mut t, &shared, &text, &spans, ids_of);
+        assert_eq!((ids, missed), (vec![1, 2, 3], vec![a.clone()]));
     }
 
     #[test]
