@@ -17,6 +17,7 @@ pub mod pool;
 pub mod postprocess;
 pub mod pre_tokenizers;
 pub mod pretokenize;
+pub mod processors;
 pub mod specials;
 pub mod vocab;
 

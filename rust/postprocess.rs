@@ -235,6 +235,9 @@ pub struct Template {
     pub pair: Vec<Piece>,
     /// Special token name -> its ids.
     pub specials: Vec<(String, Vec<u32>)>,
+    /// The token strings results show for each special's ids, in `specials`' order (HF's
+    /// `tokens`); a special with none here shows its name for each of its ids.
+    pub strings: Vec<Vec<String>>,
     /// Written back as BertProcessing rather than TemplateProcessing.
     pub bert_form: bool,
 }
@@ -255,6 +258,7 @@ impl Template {
                 Piece::Special(sep.0.clone(), 1),
             ],
             specials: vec![(cls.0, vec![cls.1]), (sep.0, vec![sep.1])],
+            strings: Vec::new(),
             bert_form: true,
         }
     }
@@ -285,6 +289,42 @@ impl Template {
             return Err(Error::invalid("the single template cannot use $B"));
         }
         Ok(())
+    }
+
+    /// The template with its special tokens left out (its type ids stay).
+    pub fn without_specials(&self) -> Template {
+        let keep = |t: &[Piece]| -> Vec<Piece> {
+            t.iter()
+                .filter(|p| matches!(p, Piece::Sequence(..)))
+                .cloned()
+                .collect()
+        };
+        Template {
+            single: keep(&self.single),
+            pair: keep(&self.pair),
+            specials: Vec::new(),
+            strings: Vec::new(),
+            bert_form: self.bert_form,
+        }
+    }
+
+    /// The token strings of the tokens the template adds, in order (see [`Template::strings`]).
+    pub fn added_strings(&self, pair: bool) -> Vec<String> {
+        let t = if pair { &self.pair } else { &self.single };
+        let mut out = Vec::new();
+        for p in t {
+            if let Piece::Special(name, _) = p {
+                let Some(k) = self.specials.iter().position(|(n, _)| n == name) else {
+                    continue;
+                };
+                let n = self.specials[k].1.len();
+                match self.strings.get(k).filter(|s| s.len() == n) {
+                    Some(strings) => out.extend(strings.iter().cloned()),
+                    None => out.extend(std::iter::repeat_n(name.clone(), n)),
+                }
+            }
+        }
+        out
     }
 
     /// How many tokens the template adds.

@@ -20,6 +20,7 @@ from subword.tokenizers import decoders as D
 from subword.tokenizers import models as M
 from subword.tokenizers import normalizers as N
 from subword.tokenizers import pre_tokenizers as P
+from subword.tokenizers import processors as R
 
 NORMALIZERS = test_normalizers.ALL
 PRE_TOKENIZERS = test_pre_tokenizers.ALL
@@ -88,9 +89,11 @@ def _view(e) -> tuple:
         e.tokens,
         [tuple(o) for o in e.offsets],
         e.word_ids,
+        e.sequence_ids,
         e.type_ids,
         e.attention_mask,
         e.special_tokens_mask,
+        e.n_sequences,
     )
 
 
@@ -175,6 +178,86 @@ def test_wordpiece_model_api_equals_hf(tmp_path):
         M.WordPiece({"a": 0}).tokenize("a")
 
 
+# Post-processors over a vocabulary whose specials are ids 1-3: (ours or HF's module) -> one.
+PROCESSORS = [
+    (lambda m: m.BertProcessing(("[SEP]", 2), ("[CLS]", 1)), "Bert"),
+    (
+        lambda m: m.TemplateProcessing(
+            single="[CLS] $A [SEP]",
+            pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", 1), ("[SEP]", 2)],
+        ),
+        "Template BERT",
+    ),
+    (
+        lambda m: m.TemplateProcessing(
+            single=["<s>:3", "$0", "[SEP]:2"],
+            pair="$B:1 <s> $A:2",
+            special_tokens=[(3, "<s>"), {"id": "[SEP]", "ids": [2, 1], "tokens": ["a", "b"]}],
+        ),
+        "Template ids and lists",
+    ),
+    (lambda m: m.TemplateProcessing(), "Template defaults"),
+]
+SPECIALS = {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "<s>": 3}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    processor=st.sampled_from(range(len(PROCESSORS))),
+    pre_tokenizer=st.none() | st.sampled_from(range(len(PRE_TOKENIZERS))),
+    model=st.sampled_from(["WordLevel", "WordPiece"]),
+    add_special_tokens=st.booleans(),
+    text=texts,
+    pair=st.none() | texts,
+)
+def test_post_processors_equal_hf(processor, pre_tokenizer, model, add_special_tokens, text, pair):
+    _, probe = _pair({"[UNK]": 0}, "[UNK]", None, pre_tokenizer)
+    words = _words_of(probe, text + " " + (pair or ""))
+    vocab = dict(SPECIALS)
+    if model == "WordLevel":
+        for w in words[::2]:
+            vocab.setdefault(w, len(vocab))
+    else:
+        for w in _wordpiece_vocab(words, [2], "##"):
+            vocab.setdefault(w, len(vocab))
+    mine, theirs = _pair(vocab, "[UNK]", None, pre_tokenizer, model=model)
+    mine.post_processor = PROCESSORS[processor][0](R)
+    theirs.post_processor = PROCESSORS[processor][0](hf.processors)
+    got = mine.encode(text, pair, add_special_tokens=add_special_tokens)
+    want = theirs.encode(text, pair, add_special_tokens=add_special_tokens)
+    assert _view(got) == _view(want)
+    for is_pair in (False, True):
+        assert mine.num_special_tokens_to_add(is_pair) == theirs.num_special_tokens_to_add(is_pair)
+    batch = [text, (text, pair or "")]
+    assert [_view(e) for e in mine.encode_batch(batch)] == [
+        _view(e) for e in theirs.encode_batch(batch)
+    ]
+
+
+@pytest.mark.parametrize("make", [m for m, _ in PROCESSORS], ids=[n for _, n in PROCESSORS])
+def test_processor_json_is_hfs(make):
+    mine, theirs = make(R), make(hf.processors)
+    assert json.loads(mine.__getstate__()) == json.loads(theirs.__getstate__())
+
+
+def test_processor_errors_are_clear():
+    with pytest.raises(ValueError, match="does not list its ids"):
+        R.TemplateProcessing(single="[CLS] $A", special_tokens=[]).num_special_tokens_to_add(False)
+    with pytest.raises(ValueError, match=r"must use \$B"):
+        R.TemplateProcessing(pair="$A $A").num_special_tokens_to_add(True)
+    with pytest.raises(ValueError, match="type id"):
+        R.TemplateProcessing(single="$A:x").num_special_tokens_to_add(False)
+    with pytest.raises(TypeError, match=r"\(token, id\) pair"):
+        R.BertProcessing("[SEP]", ("[CLS]", 1))
+    with pytest.raises(ValueError, match="one token per id"):
+        R.TemplateProcessing(
+            single="[X] $A", special_tokens=[{"id": "[X]", "ids": [1, 2], "tokens": ["x"]}]
+        ).num_special_tokens_to_add(False)
+    with pytest.raises(TypeError, match="post_processor must be"):
+        ours.Tokenizer(M.WordLevel({"[UNK]": 0})).post_processor = N.NFC()
+
+
 def test_word_level_model_api_equals_hf(tmp_path):
     vocab = {"[UNK]": 0, "hello": 1, "wörld": 2, "!": 3}
     mine, theirs = M.WordLevel(vocab, "[UNK]"), hf.models.WordLevel(vocab, "[UNK]")
@@ -228,10 +311,12 @@ def test_bad_arguments_are_clear_errors():
         tok.normalizer = P.Whitespace()
     with pytest.raises(TypeError, match="pre_tokenizer must be"):
         tok.pre_tokenizer = N.NFC()
-    with pytest.raises(ValueError, match="pairs"):
-        tok.encode("a", "b")
-    with pytest.raises(ValueError, match="post-processors"):
-        tok.post_processor = object()
+    with pytest.raises(TypeError, match="pair must be a str"):
+        tok.encode("a", 3)
+    with pytest.raises(ValueError, match="is_pretokenized"):
+        tok.encode("a", is_pretokenized=True)
+    with pytest.raises(TypeError, match=r"\(str, str\) pair"):
+        tok.encode_batch([("a", "b", "c")])
     with pytest.raises(ValueError, match="ids must be distinct"):
         ours.Tokenizer(M.WordLevel({"a": 0, "b": 0})).encode("a")
     with pytest.raises(TypeError, match="str: int"):

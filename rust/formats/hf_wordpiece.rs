@@ -276,6 +276,7 @@ fn parse_post(p: &Value, origin: &str) -> Result<Template> {
                 single: pieces("single")?,
                 pair: pieces("pair")?,
                 specials,
+                strings: Vec::new(),
                 bert_form: false,
             };
             t.validate().map_err(|e| bad(origin, e))?;
@@ -382,10 +383,14 @@ pub fn render_post(t: &Template) -> Value {
         return json!({"type": "BertProcessing", "sep": get(&sep), "cls": get(&cls)});
     }
     let mut specials = Map::new();
-    for (name, ids) in &t.specials {
+    for (k, (name, ids)) in t.specials.iter().enumerate() {
+        let tokens = match t.strings.get(k).filter(|s| s.len() == ids.len()) {
+            Some(strings) => strings.clone(),
+            None => vec![name.clone(); ids.len()],
+        };
         specials.insert(
             name.clone(),
-            json!({"id": name, "ids": ids, "tokens": vec![name.clone(); ids.len()]}),
+            json!({"id": name, "ids": ids, "tokens": tokens}),
         );
     }
     json!({

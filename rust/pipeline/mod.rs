@@ -1,5 +1,5 @@
-//! The tokenizer as HF `tokenizers` composes it: normalizer → pre-tokenizer → model, each stage
-//! optional but the model, with the decoder for the way back.
+//! The tokenizer as HF `tokenizers` composes it: normalizer → pre-tokenizer → model →
+//! post-processor, each stage optional but the model, with the decoder for the way back.
 //!
 //! Idea: the text becomes one [`Normalized`] (every byte knowing its original range), the
 //! pre-tokenizer cuts it into pieces that keep those ranges, the model tokenizes each piece, and
@@ -9,8 +9,11 @@
 //!
 //! Invariant: offsets are character offsets into the text given, ascending within a word.
 //!
-//! Downside: so far only the WordLevel model runs here; post-processing (templates), added
-//! tokens, truncation and padding are still in the older per-model pipelines.
+//! A pair is its two sequences encoded alike, the second with type id 1 and sequence 1, joined
+//! by the post-processor's template or, without one, one after the other (HF's default).
+//!
+//! Downside: so far the WordLevel and WordPiece models and the template post-processors run
+//! here; added tokens, truncation and padding are still in the older per-model pipelines.
 
 use crate::decoders::Decoder;
 use crate::error::Result;
@@ -18,12 +21,14 @@ use crate::models::{Model, ModelToken};
 use crate::normalizers::{Normalized, Normalizer};
 use crate::postprocess::Encoding;
 use crate::pre_tokenizers::PreTokenizer;
+use crate::processors::Template;
 
 #[derive(Clone, Debug)]
 pub struct Pipeline {
     pub normalizer: Option<Normalizer>,
     pub pre_tokenizer: Option<PreTokenizer>,
     pub model: Model,
+    pub post_processor: Option<Template>,
     pub decoder: Option<Decoder>,
 }
 
@@ -33,12 +38,79 @@ impl Pipeline {
             normalizer: None,
             pre_tokenizer: None,
             model,
+            post_processor: None,
             decoder: None,
         }
     }
 
-    /// The tokens of `text`: ids, character offsets into `text`, and word indexes.
-    pub fn encode(&self, text: &str) -> Result<Encoding> {
+    /// [`Pipeline::encode`] with the token strings: the model's for its tokens, the template's
+    /// for the ones it added.
+    pub fn encode_with_tokens(
+        &self,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+    ) -> Result<(Encoding, Vec<String>)> {
+        let e = self.encode(text, pair, add_special_tokens)?;
+        let mut added = match (&self.post_processor, add_special_tokens) {
+            (Some(t), true) => t.added_strings(pair.is_some()),
+            _ => Vec::new(),
+        }
+        .into_iter();
+        let tokens = e
+            .toks
+            .iter()
+            .map(|t| {
+                let from_model = || self.model.id_to_token(t.id).unwrap_or_default().to_string();
+                if t.word == crate::postprocess::NO_WORD {
+                    added.next().unwrap_or_else(from_model)
+                } else {
+                    from_model()
+                }
+            })
+            .collect();
+        Ok((e, tokens))
+    }
+
+    /// `text` (and `pair`) through every stage; `add_special_tokens` false leaves out the
+    /// template's tokens but keeps its type ids, as HF does.
+    pub fn encode(
+        &self,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+    ) -> Result<Encoding> {
+        let a = self.encode_sequence(text)?;
+        let b = match pair {
+            Some(p) => {
+                let mut b = self.encode_sequence(p)?;
+                b.relabel(1, 1);
+                Some(b)
+            }
+            None => None,
+        };
+        match &self.post_processor {
+            Some(t) => {
+                let mut out = Encoding::default();
+                if add_special_tokens {
+                    t.apply(&a, b.as_ref(), &mut out);
+                } else {
+                    t.without_specials().apply(&a, b.as_ref(), &mut out);
+                }
+                Ok(out)
+            }
+            None => {
+                let mut out = a;
+                if let Some(b) = b {
+                    out.extend_from(&b, None, None);
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// One sequence's tokens: ids, character offsets into `text`, and word indexes.
+    fn encode_sequence(&self, text: &str) -> Result<Encoding> {
         let mut normalized = Normalized::new(text);
         if let Some(n) = &self.normalizer {
             n.normalize(&mut normalized);

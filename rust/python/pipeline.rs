@@ -9,7 +9,8 @@ use super::pre_tokenizers::PyPreTokenizer;
 use super::to_py;
 use crate::models::{word_piece, Model, WordLevel};
 use crate::pipeline::Pipeline;
-use crate::postprocess::Encoding;
+use crate::postprocess::{Encoding, NO_WORD};
+use crate::processors::{self, Template};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -101,14 +102,64 @@ impl PyModel {
     }
 }
 
-/// One result as lists: ids, (start, end) character offsets, word indexes.
-type Lists = (Vec<u32>, Vec<(u32, u32)>, Vec<u32>);
+#[pyclass(module = "subword._core", name = "CoreProcessor", frozen)]
+#[derive(Clone)]
+pub struct PyProcessor {
+    pub inner: Template,
+}
 
-fn lists(e: Encoding) -> Lists {
+#[pymethods]
+impl PyProcessor {
+    #[staticmethod]
+    fn bert(sep: (String, u32), cls: (String, u32)) -> Self {
+        PyProcessor {
+            inner: Template::bert(cls, sep),
+        }
+    }
+
+    /// HF's template strings (items split on whitespace) and each special token's ids.
+    #[staticmethod]
+    fn template(
+        single: Vec<String>,
+        pair: Vec<String>,
+        special_tokens: Vec<(String, Vec<u32>, Vec<String>)>,
+    ) -> PyResult<Self> {
+        Ok(PyProcessor {
+            inner: processors::template(&single, &pair, special_tokens).map_err(to_py)?,
+        })
+    }
+
+    fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
+        self.inner.added(is_pair)
+    }
+
+    fn to_json_str(&self) -> String {
+        crate::formats::hf_wordpiece::render_post(&self.inner).to_string()
+    }
+}
+
+/// One result as lists: ids, tokens, type ids, (start, end) character offsets, word indexes
+/// and sequence indexes (None for the template's tokens), and the special-tokens mask.
+type Lists = (
+    Vec<u32>,
+    Vec<String>,
+    Vec<u32>,
+    Vec<(u32, u32)>,
+    Vec<Option<u32>>,
+    Vec<Option<u32>>,
+    Vec<u8>,
+);
+
+fn lists((e, tokens): (Encoding, Vec<String>)) -> Lists {
+    let some = |x: u32| (x != NO_WORD).then_some(x);
     (
         e.toks.iter().map(|t| t.id).collect(),
+        tokens,
+        e.toks.iter().map(|t| t.type_id).collect(),
         e.toks.iter().map(|t| t.offsets).collect(),
-        e.toks.iter().map(|t| t.word).collect(),
+        e.toks.iter().map(|t| some(t.word)).collect(),
+        e.toks.iter().map(|t| some(t.sequence)).collect(),
+        e.toks.iter().map(|t| (t.word == NO_WORD) as u8).collect(),
     )
 }
 
@@ -120,11 +171,12 @@ pub struct PyPipeline {
 #[pymethods]
 impl PyPipeline {
     #[new]
-    #[pyo3(signature = (model, normalizer=None, pre_tokenizer=None, decoder=None))]
+    #[pyo3(signature = (model, normalizer=None, pre_tokenizer=None, post_processor=None, decoder=None))]
     fn new(
         model: PyRef<'_, PyModel>,
         normalizer: Option<PyRef<'_, PyNormalizer>>,
         pre_tokenizer: Option<PyRef<'_, PyPreTokenizer>>,
+        post_processor: Option<PyRef<'_, PyProcessor>>,
         decoder: Option<PyRef<'_, PyDecoder>>,
     ) -> Self {
         PyPipeline {
@@ -132,30 +184,47 @@ impl PyPipeline {
                 normalizer: normalizer.map(|n| n.inner.clone()),
                 pre_tokenizer: pre_tokenizer.map(|p| p.inner.clone()),
                 model: model.inner.clone(),
+                post_processor: post_processor.map(|p| p.inner.clone()),
                 decoder: decoder.map(|d| d.inner.clone()),
             },
         }
     }
 
-    fn encode(&self, py: Python<'_>, text: &str) -> PyResult<Lists> {
+    #[pyo3(signature = (text, pair=None, add_special_tokens=true))]
+    fn encode(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+    ) -> PyResult<Lists> {
         let e = py
-            .allow_threads(|| self.inner.encode(text))
+            .allow_threads(|| {
+                self.inner
+                    .encode_with_tokens(text, pair, add_special_tokens)
+            })
             .map_err(to_py)?;
         Ok(lists(e))
     }
 
-    #[pyo3(signature = (texts, num_threads=0))]
+    /// Each input is a text and an optional pair.
+    #[pyo3(signature = (inputs, add_special_tokens=true, num_threads=0))]
     fn encode_batch(
         &self,
         py: Python<'_>,
-        texts: Vec<String>,
+        inputs: Vec<(String, Option<String>)>,
+        add_special_tokens: bool,
         num_threads: usize,
     ) -> PyResult<Vec<Lists>> {
         let run = || -> crate::error::Result<Vec<Lists>> {
             crate::pool::install(num_threads, || {
-                texts
+                inputs
                     .par_iter()
-                    .map(|t| self.inner.encode(t).map(lists))
+                    .map(|(t, p)| {
+                        self.inner
+                            .encode_with_tokens(t, p.as_deref(), add_special_tokens)
+                            .map(lists)
+                    })
                     .collect()
             })?
         };

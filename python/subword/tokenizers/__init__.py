@@ -2,13 +2,14 @@
 
 Being built component by component (issue 11); what is here behaves as HF's does, checked
 against HF's package in the tests. So far: ``normalizers``, the cutting ``pre_tokenizers``,
-``decoders``, ``models.WordLevel``, ``Regex``, and ``Tokenizer`` composing them (the Rust pipeline,
+``decoders``, ``models`` (WordLevel, WordPiece), the template ``processors``, ``Regex``, and
+``Tokenizer`` composing them (the Rust pipeline,
 ``rust/pipeline/``).
 """
 
 from __future__ import annotations
 
-from . import decoders, models, normalizers, pre_tokenizers
+from . import decoders, models, normalizers, pre_tokenizers, processors
 from ._tokenizer import Encoding, Tokenizer
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "models",
     "normalizers",
     "pre_tokenizers",
+    "processors",
 ]
 
 

@@ -1,8 +1,9 @@
 """``subword.tokenizers.Tokenizer``: HF's ``tokenizers.Tokenizer`` over the Rust pipeline
-(``rust/pipeline/``): normalizer → pre-tokenizer → model, and the decoder back.
+(``rust/pipeline/``): normalizer → pre-tokenizer → model → post-processor, and the decoder back.
 
-So far the pipeline runs the WordLevel model; post-processors, added tokens, pairs, truncation
-and padding come with the rest of the pipeline (issue 11) and are refused with an error meanwhile.
+So far the pipeline runs the WordLevel and WordPiece models and the template post-processors;
+added tokens, pre-tokenized input, truncation and padding come with the rest of the pipeline
+(issue 11) and are refused with an error meanwhile.
 """
 
 from __future__ import annotations
@@ -15,39 +16,45 @@ from .decoders import Decoder
 from .models import Model
 from .normalizers import Normalizer
 from .pre_tokenizers import PreTokenizer
+from .processors import PostProcessor
 
 __all__ = ["Encoding", "Tokenizer"]
 
 
 class Encoding:
     """One encode result (HF's ``tokenizers.Encoding``): ids, tokens, character offsets, word
-    indexes and the masks."""
+    and sequence indexes (None for tokens a post-processor added), type ids and the masks."""
 
-    __slots__ = ("ids", "tokens", "offsets", "word_ids", "type_ids", "attention_mask")
+    __slots__ = (
+        "ids",
+        "tokens",
+        "offsets",
+        "word_ids",
+        "sequence_ids",
+        "type_ids",
+        "attention_mask",
+        "special_tokens_mask",
+        "_pair",
+    )
 
-    def __init__(self, ids, tokens, offsets, word_ids):
+    def __init__(self, ids, tokens, type_ids, offsets, word_ids, sequence_ids, special, pair):
         self.ids = list(ids)
         self.tokens = list(tokens)
+        self.type_ids = list(type_ids)
         self.offsets = [tuple(o) for o in offsets]
         self.word_ids = list(word_ids)
-        self.type_ids = [0] * len(self.ids)
+        self.sequence_ids = list(sequence_ids)
+        self.special_tokens_mask = list(special)
         self.attention_mask = [1] * len(self.ids)
+        self._pair = pair
 
     @property
     def words(self) -> list[int | None]:
         return self.word_ids
 
     @property
-    def special_tokens_mask(self) -> list[int]:
-        return [0] * len(self.ids)
-
-    @property
-    def sequence_ids(self) -> list[int | None]:
-        return [0] * len(self.ids)
-
-    @property
     def n_sequences(self) -> int:
-        return 1
+        return 2 if self._pair else 1
 
     @property
     def overflowing(self) -> list[Encoding]:
@@ -62,7 +69,11 @@ class Encoding:
 
     def word_to_tokens(self, word_index: int, sequence_index: int = 0):
         """The (start, end) token range of a word, None if no token has it."""
-        at = [k for k, w in enumerate(self.word_ids) if w == word_index]
+        at = [
+            k
+            for k, (w, s) in enumerate(zip(self.word_ids, self.sequence_ids))
+            if w == word_index and s == sequence_index
+        ]
         return (at[0], at[-1] + 1) if at else None
 
     def token_to_word(self, token_index: int) -> int | None:
@@ -71,9 +82,12 @@ class Encoding:
     def token_to_chars(self, token_index: int) -> tuple[int, int]:
         return self.offsets[token_index]
 
+    def token_to_sequence(self, token_index: int) -> int | None:
+        return self.sequence_ids[token_index]
+
     def char_to_token(self, char_pos: int, sequence_index: int = 0) -> int | None:
-        for k, (s, e) in enumerate(self.offsets):
-            if s <= char_pos < e:
+        for k, ((s, e), seq) in enumerate(zip(self.offsets, self.sequence_ids)):
+            if seq == sequence_index and s <= char_pos < e:
                 return k
         return None
 
@@ -99,6 +113,7 @@ class Tokenizer:
         self._model = model
         self._normalizer = None
         self._pre_tokenizer = None
+        self._post_processor = None
         self._decoder = None
 
     def _core(self):
@@ -109,6 +124,7 @@ class Tokenizer:
             self._model._core_object(),
             part(self._normalizer),
             part(self._pre_tokenizer),
+            part(self._post_processor),
             part(self._decoder),
         )
 
@@ -138,27 +154,21 @@ class Tokenizer:
     def decoder(self, value) -> None:
         self._decoder = _checked(value, Decoder, "decoder")
 
-    @property
-    def post_processor(self):
-        return None
+    post_processor = property(lambda self: self._post_processor)
 
     @post_processor.setter
     def post_processor(self, value) -> None:
-        if value is not None:
-            raise ValueError(
-                "post-processors are not in subword.tokenizers' pipeline yet; "
-                "subword.Tokenizer runs TemplateProcessing for WordPiece"
-            )
+        self._post_processor = _checked(value, PostProcessor, "post_processor")
 
-    def _result(self, lists) -> Encoding:
-        ids, offsets, words = lists
-        to_token = self._model.id_to_token
-        return Encoding(ids, [to_token(i) for i in ids], offsets, words)
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        p = self._post_processor
+        return 0 if p is None else p.num_special_tokens_to_add(is_pair)
+
+    def _result(self, lists, pair: bool) -> Encoding:
+        return Encoding(*lists, pair)
 
     @staticmethod
-    def _refuse(pair, is_pretokenized) -> None:
-        if pair is not None:
-            raise ValueError("pairs need a post-processor, not in this pipeline yet")
+    def _refuse(is_pretokenized) -> None:
         if is_pretokenized:
             raise ValueError("is_pretokenized=True is not in this pipeline yet")
 
@@ -169,23 +179,35 @@ class Tokenizer:
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
     ) -> Encoding:
-        self._refuse(pair, is_pretokenized)
-        if not isinstance(sequence, str):
-            raise TypeError(f"encode expects a str, got {type(sequence).__name__}")
-        return self._result(self._core().encode(sequence))
+        self._refuse(is_pretokenized)
+        for what, text in (("sequence", sequence), ("pair", pair)):
+            if text is not None and not isinstance(text, str):
+                raise TypeError(f"encode: {what} must be a str, got {type(text).__name__}")
+        if sequence is None:
+            raise TypeError("encode: sequence must be a str, got None")
+        lists = self._core().encode(sequence, pair, bool(add_special_tokens))
+        return self._result(lists, pair is not None)
 
     def encode_batch(
         self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> list[Encoding]:
-        self._refuse(None, is_pretokenized)
-        texts = list(input)
-        for k, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise ValueError(
-                    f"encode_batch: item {k} is a {type(t).__name__}; pairs are not in this "
-                    "pipeline yet, so give strings"
+        self._refuse(is_pretokenized)
+        inputs = []
+        for k, item in enumerate(input):
+            if isinstance(item, str):
+                inputs.append((item, None))
+            elif (
+                isinstance(item, (tuple, list))
+                and len(item) == 2
+                and all(isinstance(t, str) for t in item)
+            ):
+                inputs.append((item[0], item[1]))
+            else:
+                raise TypeError(
+                    f"encode_batch: item {k} must be a str or a (str, str) pair, got {item!r}"
                 )
-        return [self._result(r) for r in self._core().encode_batch(texts)]
+        results = self._core().encode_batch(inputs, bool(add_special_tokens))
+        return [self._result(r, p is not None) for r, (_, p) in zip(results, inputs)]
 
     def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
         return self._core().decode(list(ids))
@@ -216,7 +238,7 @@ class Tokenizer:
             "added_tokens": [],
             "normalizer": part(self._normalizer),
             "pre_tokenizer": part(self._pre_tokenizer),
-            "post_processor": None,
+            "post_processor": part(self._post_processor),
             "decoder": part(self._decoder),
             "model": json.loads(self._model._core_object().to_json_str()),
         }
