@@ -466,12 +466,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_shared_level_keeps_what_the_first_evicts_and_serves_other_threads() {
-        let shared = SharedCache::default();
-        let mut t = Table::new();
+    /// Two pieces in one first-level slot but different shared slots.
+    fn sharing_a_first_slot() -> (Vec<u8>, Vec<u8>) {
         let key = |p: &[u8]| cache_key(p, 0, p.len());
-        // Two pieces in one first-level slot but different shared slots.
         let a = b"alpha".to_vec();
         let b = (0u32..)
             .map(|i| format!("w{i}").into_bytes())
@@ -480,6 +477,15 @@ mod tests {
                 s.0 == t.0 && s.1 != t.1
             })
             .unwrap();
+        (a, b)
+    }
+
+    #[test]
+    fn the_shared_level_keeps_what_the_first_evicts_and_serves_other_threads() {
+        let shared = SharedCache::default();
+        let mut t = Table::new();
+        let key = |p: &[u8]| cache_key(p, 0, p.len());
+        let (a, b) = sharing_a_first_slot();
         t.insert(&shared, &key(&a), &[1, 2]);
         t.insert(&shared, &key(&b), &[3]);
         let never = |_: &[u8]| -> Vec<Rank> { panic!("cached") };
@@ -504,14 +510,7 @@ mod tests {
         let shared = SharedCache::default();
         let mut t = Table::new();
         let key = |p: &[u8]| cache_key(p, 0, p.len());
-        let a = b"alpha".to_vec();
-        let b = (0u32..)
-            .map(|i| format!("w{i}").into_bytes())
-            .find(|p| {
-                let (s, t) = (slots(&key(p)), slots(&key(&a)));
-                s.0 == t.0 && s.1 != t.1
-            })
-            .unwrap();
+        let (a, b) = sharing_a_first_slot();
         t.insert(&shared, &key(&b), &[3]);
         let text = [a.as_slice(), &b].concat();
         let spans = [(0, a.len()), (a.len(), text.len())];

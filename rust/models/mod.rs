@@ -9,6 +9,7 @@ pub mod word_piece;
 use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
 use crate::wordpiece::WordPiece;
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::sync::Arc;
 pub use word_level::{WordLevel, DEFAULT_UNK};
@@ -19,6 +20,26 @@ pub struct ModelToken {
     pub id: u32,
     pub start: usize,
     pub end: usize,
+}
+
+/// A model's `"vocab"` object of token: id (none: empty).
+fn vocab_field(f: &Fields) -> Result<FxHashMap<String, u32>> {
+    let at = f.at("vocab");
+    match f.get("vocab") {
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(token, id)| match id.as_u64() {
+                Some(id) if id <= u32::MAX as u64 => Ok((token.clone(), id as u32)),
+                _ => Err(Error::invalid(format!(
+                    "{at}.{token}: an id must be a non-negative integer, got {id}"
+                ))),
+            })
+            .collect(),
+        Some(other) => Err(Error::invalid(format!(
+            "{at}: expected an object of token: id, got {other}"
+        ))),
+        None => Ok(FxHashMap::default()),
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -46,24 +46,7 @@ pub fn from_vocab(
 }
 
 pub fn from_fields(f: &Fields) -> Result<Arc<WordPiece>> {
-    let vocab_at = f.at("vocab");
-    let vocab: FxHashMap<String, u32> = match f.get("vocab") {
-        Some(Value::Object(m)) => m
-            .iter()
-            .map(|(token, id)| match id.as_u64() {
-                Some(id) if id <= u32::MAX as u64 => Ok((token.clone(), id as u32)),
-                _ => Err(Error::invalid(format!(
-                    "{vocab_at}.{token}: an id must be a non-negative integer, got {id}"
-                ))),
-            })
-            .collect::<Result<_>>()?,
-        Some(other) => {
-            return Err(Error::invalid(format!(
-                "{vocab_at}: expected an object of token: id, got {other}"
-            )))
-        }
-        None => FxHashMap::default(),
-    };
+    let vocab = super::vocab_field(f)?;
     from_vocab(
         &vocab,
         &f.text("unk_token", Some(DEFAULT_UNK))?,

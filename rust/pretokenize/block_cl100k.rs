@@ -42,21 +42,7 @@ pub fn starts<const DIGITS: usize>(block: &[u8; 64], m: &ByteMasks) -> (u64, u32
     // Line breaks right after a run of others end that run's piece (`[\r\n]*`): the runs of line
     // breaks that start after an other, by the carry of adding their first bits.
     let taken = line & !line.wrapping_add(line & (other << 1));
-    let run = ws & !taken;
-    let mut st = 1 | (run & !(run << 1));
-    // The last blank of a run that ends in two blanks (`\s+(?!\S)` gave it back).
-    st |= blank & (blank << 1) & !(ws >> 1);
-    // The blanks after a run's last line break: a run of blanks after a line break starts a
-    // piece when no line break follows it (otherwise `\s*[\r\n]` runs on through it).
-    let mut after_break = blank & ((line & !taken) << 1);
-    while after_break != 0 {
-        let k = after_break.trailing_zeros();
-        let end = k + (!(blank >> k)).trailing_zeros();
-        if end < 64 && line >> end & 1 == 0 {
-            st |= 1 << k;
-        }
-        after_break &= after_break - 1;
-    }
+    let mut st = 1 | whitespace_starts(blank, line, taken);
     // The byte after a whitespace run, unless the run's last blank leads it.
     let after_ws = !ws & (ws << 1);
     let led = (letter & (blank << 1)) | (other & (space << 1));
@@ -87,12 +73,41 @@ pub fn starts<const DIGITS: usize>(block: &[u8; 64], m: &ByteMasks) -> (u64, u32
     }
 
     let horizon = horizon(m.high, ws);
-    let below = if horizon == 64 {
+    (st & below(horizon), horizon)
+}
+
+/// The starts inside whitespace runs (less the line breaks `taken` by a run of others before
+/// them), for the patterns that end a run after its last line break (`\s*[\r\n]`) and give its
+/// last blank back (`\s+(?!\S)`): each run's first byte, the last blank of a run that ends in
+/// two blanks, and the blanks after the run's last line break.
+#[inline(always)]
+pub(super) fn whitespace_starts(blank: u64, line: u64, taken: u64) -> u64 {
+    let ws = blank | line;
+    let run = ws & !taken;
+    let mut st = run & !(run << 1);
+    st |= blank & (blank << 1) & !(ws >> 1);
+    // A run of blanks after a line break starts a piece when no line break follows it
+    // (otherwise `\s*[\r\n]` runs on through it): a short loop, one turn per such run.
+    let mut after_break = blank & ((line & !taken) << 1);
+    while after_break != 0 {
+        let k = after_break.trailing_zeros();
+        let end = k + (!(blank >> k)).trailing_zeros();
+        if end < 64 && line >> end & 1 == 0 {
+            st |= 1 << k;
+        }
+        after_break &= after_break - 1;
+    }
+    st
+}
+
+/// The bits below `horizon` (at most 64).
+#[inline(always)]
+pub(super) fn below(horizon: u32) -> u64 {
+    if horizon >= 64 {
         u64::MAX
     } else {
         (1 << horizon) - 1
-    };
-    (st & below, horizon)
+    }
 }
 
 /// Length of the contraction at the `'` at `c`, if one is there: `'s 'd 'm 't`, `'ll 've 're`

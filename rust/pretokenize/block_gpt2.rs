@@ -50,12 +50,7 @@ pub fn starts(block: &[u8; 64], m: &ByteMasks) -> (u64, u32) {
         quotes &= quotes - 1;
     }
 
-    let below = if horizon == 64 {
-        u64::MAX
-    } else {
-        (1 << horizon) - 1
-    };
-    (st & below, horizon)
+    (st & super::block_cl100k::below(horizon), horizon)
 }
 
 /// A contraction the block ends in the middle of.

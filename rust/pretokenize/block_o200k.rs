@@ -15,6 +15,7 @@
 //!
 //! Downside: as for the cl100k family, a block gives nothing past its first non-ASCII byte.
 
+use super::block_cl100k;
 use super::masks::ByteMasks;
 
 /// Piece starts of `block` below the horizon (bit 0 always), and the horizon.
@@ -36,18 +37,7 @@ pub fn starts<const CONTRACTIONS: bool, const DIGITS: usize>(
     let taken = carried | (from & (carried << 1));
     let other = m.other() & !taken;
 
-    let run = ws & !taken;
-    let mut st = 1 | (run & !(run << 1));
-    st |= blank & (blank << 1) & !(ws >> 1);
-    let mut after_break = blank & ((line & !taken) << 1);
-    while after_break != 0 {
-        let k = after_break.trailing_zeros();
-        let end = k + (!(blank >> k)).trailing_zeros();
-        if end < 64 && line >> end & 1 == 0 {
-            st |= 1 << k;
-        }
-        after_break &= after_break - 1;
-    }
+    let mut st = 1 | block_cl100k::whitespace_starts(blank, line, taken);
     let led = (letter & (blank << 1)) | (other & (space << 1));
     st |= !ws & (ws << 1) & !taken & !led;
 
@@ -61,10 +51,10 @@ pub fn starts<const CONTRACTIONS: bool, const DIGITS: usize>(
     st |= if DIGITS == 1 {
         digit
     } else {
-        super::block_cl100k::digit_groups(digit, DIGITS as u32)
+        block_cl100k::digit_groups(digit, DIGITS as u32)
     };
 
-    let mut horizon = super::block_cl100k::horizon(m.high, ws);
+    let mut horizon = block_cl100k::horizon(m.high, ws);
     if CONTRACTIONS {
         let mut suffix_letters = 0u64;
         let mut quotes = m.apostrophe & (letter << 1);
@@ -88,12 +78,7 @@ pub fn starts<const CONTRACTIONS: bool, const DIGITS: usize>(
         }
     }
 
-    let below = if horizon == 64 {
-        u64::MAX
-    } else {
-        (1 << horizon) - 1
-    };
-    (st & below, horizon)
+    (st & block_cl100k::below(horizon), horizon)
 }
 
 /// Length of the contraction at the `'` at `c` (`'s 't 'm 'd 're 've 'll`, any case), if the

@@ -138,18 +138,9 @@ fn walk(
 #[cfg(test)]
 mod tests {
     use super::super::masks::portable::Portable;
+    use super::super::tests::Rng;
     use super::super::{block_cl100k, block_gpt2, block_o200k, scan_cl100k, scan_gpt2, scan_o200k};
     use super::*;
-
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
 
     /// Long texts, mostly ASCII, dense in what the block rules distinguish: blanks of every
     /// kind before letters, others and digits, line breaks after others, contractions in both

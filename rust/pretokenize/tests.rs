@@ -11,9 +11,10 @@ const ALPHABET: &[&str] = &[
     "Σ", "σ", "Я", "я", "😀", "\u{200d}", "🇺", "\u{fe0f}", "ǈ", "ᾈ", "ﬀ", "\u{e000}",
 ];
 
-struct Rng(u64);
+/// xorshift64: seeded, reproducible random draws for the scanner tests.
+pub(super) struct Rng(pub u64);
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
