@@ -42,9 +42,11 @@ fn vocab_field(f: &Fields) -> Result<FxHashMap<String, u32>> {
     }
 }
 
+/// A model; cloning shares it (a pipeline is rebuilt whenever a stage changes, and the
+/// vocabulary should not be copied each time).
 #[derive(Clone, Debug)]
 pub enum Model {
-    WordLevel(WordLevel),
+    WordLevel(Arc<WordLevel>),
     WordPiece(Arc<WordPiece>),
 }
 
@@ -97,7 +99,7 @@ impl Model {
     pub fn from_json(v: &Value, path: &str) -> Result<Self> {
         let (f, kind) = Fields::of(v, path, "model")?;
         match kind {
-            "WordLevel" => Ok(Model::WordLevel(WordLevel::from_fields(&f)?)),
+            "WordLevel" => Ok(Model::WordLevel(Arc::new(WordLevel::from_fields(&f)?))),
             "WordPiece" => Ok(Model::WordPiece(word_piece::from_fields(&f)?)),
             "Unigram" => Err(Error::invalid(format!(
                 "{path}: the Unigram model is not supported yet (a later issue); subword reads \

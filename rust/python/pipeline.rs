@@ -30,7 +30,7 @@ impl PyModel {
     fn word_level(vocab: HashMap<String, u32>, unk_token: String) -> PyResult<Self> {
         let m = WordLevel::new(vocab.into_iter().collect(), unk_token).map_err(to_py)?;
         Ok(PyModel {
-            inner: Model::WordLevel(m),
+            inner: Model::WordLevel(std::sync::Arc::new(m)),
         })
     }
 
