@@ -328,19 +328,10 @@ mod tests {
     /// The walk as the encoder runs it, against fancy-regex itself on long texts.
     #[test]
     fn block_walk_matches_the_regex_on_long_texts() {
-        use super::super::{
-            Pattern, CL100K_PATTERN, GPT2_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, QWEN2_PATTERN,
-            TEKKEN_PATTERN,
-        };
+        use super::super::tests::SCANNED_PATTERNS;
+        use super::super::Pattern;
         let mut rng = Rng(0x5eed_b10c_4e6e_0004);
-        for pattern in [
-            GPT2_PATTERN,
-            CL100K_PATTERN,
-            O200K_PATTERN,
-            LLAMA3_PATTERN,
-            QWEN2_PATTERN,
-            TEKKEN_PATTERN,
-        ] {
+        for pattern in SCANNED_PATTERNS {
             let ours = Pattern::new(pattern).unwrap();
             let re = fancy_regex::Regex::new(pattern).unwrap();
             for _ in 0..3_000 {
