@@ -5,6 +5,7 @@ mod id_lists;
 mod normalizers;
 mod pipeline;
 mod pre_tokenizers;
+mod values;
 
 use crate::encode::{par_map, Encoder, FlatBatch, Stream};
 use crate::error::Error;

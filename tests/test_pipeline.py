@@ -7,6 +7,7 @@ own API; the errors."""
 from __future__ import annotations
 
 import json
+import pickle
 
 import pytest
 import subword.tokenizers as ours
@@ -293,6 +294,72 @@ def test_tokenizer_json_matches_hf():
     # HF reads what we write, and encodes alike.
     again = hf.Tokenizer.from_str(mine.to_str())
     assert again.encode("Hello there").ids == theirs.encode("Hello there").ids
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    normalizer=st.none() | st.sampled_from(range(len(NORMALIZERS))),
+    pre_tokenizer=st.none() | st.sampled_from(range(len(PRE_TOKENIZERS))),
+    decoder=st.none() | st.sampled_from(range(len(DECODERS))),
+    processor=st.none() | st.sampled_from(range(len(PROCESSORS))),
+    text=texts,
+)
+def test_hfs_tokenizer_json_loads_into_equal_components(
+    normalizer, pre_tokenizer, decoder, processor, text
+):
+    # HF writes a file with any stages; from_str (read in Rust) gives the components we
+    # would have built by hand, which encode and decode as HF's do, and write the same file.
+    vocab = {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "<s>": 3, "hello": 4, "Ġhello": 5, "▁the": 6}
+    mine, theirs = _pair(vocab, "[UNK]", normalizer, pre_tokenizer, decoder)
+    if processor is not None:
+        mine.post_processor = PROCESSORS[processor][0](R)
+        theirs.post_processor = PROCESSORS[processor][0](hf.processors)
+    loaded = ours.Tokenizer.from_str(theirs.to_str())
+    for stage in ["normalizer", "pre_tokenizer", "decoder", "model"]:
+        assert getattr(loaded, stage) == getattr(mine, stage), stage
+    # A template reads back in HF's canonical form ("[CLS]:0 $A:0"), so compare what it does.
+    if processor is not None:
+        state = lambda t: json.loads(t.post_processor.__getstate__())  # noqa: E731
+        assert type(loaded.post_processor) is type(mine.post_processor)
+        assert state(loaded) == state(mine)
+    assert _view(loaded.encode(text, "hello")) == _view(theirs.encode(text, "hello"))
+    assert loaded.decode([4, 5, 6, 1]) == theirs.decode([4, 5, 6, 1])
+    assert json.loads(loaded.to_str()) == json.loads(theirs.to_str())
+    again = pickle.loads(pickle.dumps(loaded))
+    assert _view(again.encode(text)) == _view(loaded.encode(text))
+
+
+def test_tokenizer_files_save_and_load(tmp_path):
+    mine, theirs = _pair({"[UNK]": 0, "hello": 1}, "[UNK]", 4, 9, 3)
+    path = tmp_path / "tokenizer.json"
+    mine.save(str(path))
+    assert json.loads(path.read_text()) == json.loads(theirs.to_str())
+    for loaded in (
+        ours.Tokenizer.from_file(str(path)),
+        ours.Tokenizer.from_buffer(path.read_bytes()),
+    ):
+        assert loaded.encode("Hello there").ids == theirs.encode("Hello there").ids
+
+
+def test_tokenizer_json_errors_name_the_part():
+    base = json.loads(_pair({"[UNK]": 0}, "[UNK]", None, None)[1].to_str())
+    cases = [
+        ({"model": {"type": "Unigram", "vocab": []}}, "Unigram"),
+        ({"normalizer": {"type": "Nope"}}, "normalizer"),
+        ({"pre_tokenizer": {"type": "Split"}}, "pre_tokenizer"),
+        ({"padding": {"strategy": "BatchLongest"}}, "padding"),
+        ({"added_tokens": [{"id": 0, "content": "[UNK]"}]}, "added_tokens"),
+        ({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [["a", "b"]]}}, "merge 0"),
+    ]
+    for change, where in cases:
+        with pytest.raises(ValueError, match=where):
+            ours.Tokenizer.from_str(json.dumps({**base, **change}))
+    with pytest.raises(ValueError, match="tokenizer.json"):
+        ours.Tokenizer.from_str("{not json")
+    with pytest.raises(ValueError, match="UTF-8"):
+        ours.Tokenizer.from_buffer(b"\xff")
+    with pytest.raises(FileNotFoundError):
+        ours.Tokenizer.from_file("/nonexistent/tokenizer.json")
 
 
 def test_missing_unknown_token_is_a_clear_error():

@@ -209,7 +209,7 @@ fn finish_parse(
     Ok(tok)
 }
 
-fn parse_post(p: &Value, origin: &str) -> Result<Template> {
+pub fn parse_post(p: &Value, origin: &str) -> Result<Template> {
     let pair_of = |key: &str| -> Result<(String, u32)> {
         let v = p.get(key).and_then(Value::as_array);
         match v.map(|v| v.as_slice()) {
@@ -256,8 +256,21 @@ fn parse_post(p: &Value, origin: &str) -> Result<Template> {
                     .collect()
             };
             let mut specials = Vec::new();
+            let mut strings = Vec::new();
             if let Some(map) = p.get("special_tokens").and_then(Value::as_object) {
                 for (name, v) in map {
+                    // The token strings results show; absent in hand-written files (then the
+                    // name stands for each id).
+                    strings.push(
+                        v.get("tokens")
+                            .and_then(Value::as_array)
+                            .map(|t| {
+                                t.iter()
+                                    .map(|s| s.as_str().unwrap_or(name).to_string())
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                    );
                     let ids = v
                         .get("ids")
                         .and_then(Value::as_array)
@@ -276,7 +289,7 @@ fn parse_post(p: &Value, origin: &str) -> Result<Template> {
                 single: pieces("single")?,
                 pair: pieces("pair")?,
                 specials,
-                strings: Vec::new(),
+                strings,
                 bert_form: false,
             };
             t.validate().map_err(|e| bad(origin, e))?;

@@ -1,14 +1,17 @@
 //! The model stage of the pipeline: a pre-token to its tokens. The components are HF
-//! `tokenizers`' own, with its names and JSON form. So far WordLevel and WordPiece; the
-//! byte-level BPE and classic BPE models still run their own pipelines (`encode`, `classic`),
-//! and so does WordPiece with BERT's fixed stages (`wordpiece::pipeline`), until they move here.
+//! `tokenizers`' own, with its names and JSON form. BPE (HF's merge-list
+//! semantics), WordLevel and WordPiece; the byte-level rank encoder and classic BPE still run
+//! their own pipelines (`encode`, `classic`), and so does WordPiece with BERT's fixed stages
+//! (`wordpiece::pipeline`), until they move here.
 
+pub mod bpe;
 mod word_level;
 pub mod word_piece;
 
 use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
 use crate::wordpiece::WordPiece;
+pub use bpe::{Bpe, BpeOptions};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::sync::Arc;
@@ -46,6 +49,7 @@ fn vocab_field(f: &Fields) -> Result<FxHashMap<String, u32>> {
 /// vocabulary should not be copied each time).
 #[derive(Clone, Debug)]
 pub enum Model {
+    Bpe(Arc<Bpe>),
     WordLevel(Arc<WordLevel>),
     WordPiece(Arc<WordPiece>),
 }
@@ -54,6 +58,7 @@ impl Model {
     /// The tokens of one pre-token, in order, appended to `out`.
     pub fn tokenize(&self, piece: &str, out: &mut Vec<ModelToken>) -> Result<()> {
         match self {
+            Model::Bpe(m) => m.tokenize(piece, out),
             Model::WordLevel(m) => {
                 out.push(ModelToken {
                     id: m.id_of(piece)?,
@@ -77,6 +82,7 @@ impl Model {
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
         match self {
+            Model::Bpe(m) => m.token_to_id(token),
             Model::WordLevel(m) => m.token_to_id(token),
             Model::WordPiece(m) => m.token_to_id(token),
         }
@@ -84,6 +90,7 @@ impl Model {
 
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
         match self {
+            Model::Bpe(m) => m.id_to_token(id),
             Model::WordLevel(m) => m.id_to_token(id),
             Model::WordPiece(m) => m.token(id),
         }
@@ -91,6 +98,7 @@ impl Model {
 
     pub fn vocab_size(&self) -> usize {
         match self {
+            Model::Bpe(m) => m.vocab_size(),
             Model::WordLevel(m) => m.vocab_size(),
             Model::WordPiece(m) => m.len(),
         }
@@ -99,6 +107,7 @@ impl Model {
     pub fn from_json(v: &Value, path: &str) -> Result<Self> {
         let (f, kind) = Fields::of(v, path, "model")?;
         match kind {
+            "BPE" => Ok(Model::Bpe(Arc::new(Bpe::from_fields(&f)?))),
             "WordLevel" => Ok(Model::WordLevel(Arc::new(WordLevel::from_fields(&f)?))),
             "WordPiece" => Ok(Model::WordPiece(word_piece::from_fields(&f)?)),
             "Unigram" => Err(Error::invalid(format!(
@@ -106,14 +115,14 @@ impl Model {
                  BPE, WordPiece and WordLevel"
             ))),
             other => Err(Error::invalid(format!(
-                "{path}: model type {other:?} is not one this pipeline runs yet (WordLevel, \
-                 WordPiece); BPE files load through subword.Tokenizer.from_file"
+                "{path}: model type {other:?} is not one of BPE, WordPiece, WordLevel"
             ))),
         }
     }
 
     pub fn to_json(&self) -> Value {
         match self {
+            Model::Bpe(m) => m.to_json(),
             Model::WordLevel(m) => m.to_json(),
             Model::WordPiece(m) => word_piece::to_json(m),
         }

@@ -15,6 +15,8 @@
 //! Downside: so far the WordLevel and WordPiece models and the template post-processors run
 //! here; added tokens, truncation and padding are still in the older per-model pipelines.
 
+mod json;
+
 use crate::decoders::Decoder;
 use crate::error::Result;
 use crate::models::{Model, ModelToken};
@@ -126,8 +128,12 @@ impl Pipeline {
         for (word, piece) in (0u32..).zip(words) {
             tokens.clear();
             self.model.tokenize(piece.normalized(), &mut tokens)?;
+            let len = piece.normalized().len();
             for t in &tokens {
-                let (start, end) = piece.original_range(t.start, t.end);
+                // A model's byte ranges can overrun the piece (HF's BPE counts the prefix's
+                // bytes of a byte fallback and skips dropped characters): keep them inside.
+                // (HF lets them run on into the text after the piece; ids and tokens agree.)
+                let (start, end) = piece.original_range(t.start.min(len), t.end.min(len));
                 out.push(t.id, (chars.at(start), chars.at(end)), word);
             }
         }

@@ -97,4 +97,9 @@ impl PyDecoder {
     fn to_json_str(&self) -> String {
         self.inner.to_json().to_string()
     }
+
+    /// The tokenizer.json form as Python values.
+    fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
+        super::values::to_py(py, &self.inner.to_json())
+    }
 }

@@ -104,4 +104,9 @@ impl PyNormalizer {
     fn to_json_str(&self) -> String {
         self.inner.to_json().to_string()
     }
+
+    /// The tokenizer.json form as Python values.
+    fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
+        super::values::to_py(py, &self.inner.to_json())
+    }
 }

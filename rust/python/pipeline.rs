@@ -7,7 +7,7 @@ use super::decoders::PyDecoder;
 use super::normalizers::PyNormalizer;
 use super::pre_tokenizers::PyPreTokenizer;
 use super::to_py;
-use crate::models::{word_piece, Model, WordLevel};
+use crate::models::{word_piece, Bpe, BpeOptions, Model, WordLevel};
 use crate::pipeline::Pipeline;
 use crate::postprocess::{Encoding, NO_WORD};
 use crate::processors::{self, Template};
@@ -54,6 +54,53 @@ impl PyModel {
         })
     }
 
+    /// HF's BPE: the vocabulary, the merge list in rank order and its options.
+    #[staticmethod]
+    #[pyo3(signature = (vocab, merges, dropout, unk_token, continuing_subword_prefix,
+        end_of_word_suffix, fuse_unk, byte_fallback, ignore_merges, cache_capacity, seed=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn bpe(
+        vocab: HashMap<String, u32>,
+        merges: Vec<(String, String)>,
+        dropout: Option<f32>,
+        unk_token: Option<String>,
+        continuing_subword_prefix: Option<String>,
+        end_of_word_suffix: Option<String>,
+        fuse_unk: bool,
+        byte_fallback: bool,
+        ignore_merges: bool,
+        cache_capacity: usize,
+        seed: Option<u64>,
+    ) -> PyResult<Self> {
+        let options = BpeOptions {
+            dropout,
+            unk_token,
+            continuing_subword_prefix,
+            end_of_word_suffix,
+            fuse_unk,
+            byte_fallback,
+            ignore_merges,
+        };
+        let m = Bpe::new(
+            vocab.into_iter().collect(),
+            merges,
+            options,
+            seed,
+            cache_capacity,
+        )
+        .map_err(to_py)?;
+        Ok(PyModel {
+            inner: Model::Bpe(std::sync::Arc::new(m)),
+        })
+    }
+
+    /// Forget the cached words (HF's `BPE.clear_cache`); other models have no cache.
+    fn clear_cache(&self) {
+        if let Model::Bpe(m) = &self.inner {
+            m.clear_cache();
+        }
+    }
+
     /// HF's `Model.tokenize` of one pre-token: (id, token, (start, end)) per token, the range
     /// in bytes of `sequence`, as HF's model tokens have.
     fn tokenize(&self, sequence: &str) -> PyResult<Vec<ModelTokenTuple>> {
@@ -78,6 +125,7 @@ impl PyModel {
 
     fn get_vocab(&self) -> HashMap<String, u32> {
         match &self.inner {
+            Model::Bpe(m) => m.vocab().iter().map(|(t, &i)| (t.clone(), i)).collect(),
             Model::WordLevel(m) => m.vocab().iter().map(|(t, &i)| (t.clone(), i)).collect(),
             Model::WordPiece(m) => (0u32..)
                 .zip(m.tokens())
@@ -90,15 +138,21 @@ impl PyModel {
         self.inner.vocab_size()
     }
 
-    fn unk_token(&self) -> String {
+    fn unk_token(&self) -> Option<String> {
         match &self.inner {
-            Model::WordLevel(m) => m.unk_token().to_string(),
-            Model::WordPiece(m) => m.unk_token().to_string(),
+            Model::Bpe(m) => m.options().unk_token.clone(),
+            Model::WordLevel(m) => Some(m.unk_token().to_string()),
+            Model::WordPiece(m) => Some(m.unk_token().to_string()),
         }
     }
 
     fn to_json_str(&self) -> String {
         self.inner.to_json().to_string()
+    }
+
+    /// The tokenizer.json form as Python values.
+    fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
+        super::values::to_py(py, &self.inner.to_json())
     }
 }
 
@@ -135,6 +189,11 @@ impl PyProcessor {
 
     fn to_json_str(&self) -> String {
         crate::formats::hf_wordpiece::render_post(&self.inner).to_string()
+    }
+
+    /// The tokenizer.json form as Python values.
+    fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
+        super::values::to_py(py, &crate::formats::hf_wordpiece::render_post(&self.inner))
     }
 }
 
@@ -233,5 +292,50 @@ impl PyPipeline {
 
     fn decode(&self, py: Python<'_>, ids: Vec<u32>) -> String {
         py.allow_threads(|| self.inner.decode(&ids))
+    }
+
+    /// A tokenizer.json document read in Rust; every part is checked.
+    #[staticmethod]
+    fn from_str(py: Python<'_>, json: &str) -> PyResult<Self> {
+        let inner = py
+            .allow_threads(|| Pipeline::from_json_str(json, "tokenizer.json"))
+            .map_err(to_py)?;
+        Ok(PyPipeline { inner })
+    }
+
+    /// HF's tokenizer.json of this pipeline.
+    #[pyo3(signature = (pretty=false))]
+    fn to_str(&self, pretty: bool) -> PyResult<String> {
+        let doc = self.inner.to_json();
+        let text = if pretty {
+            serde_json::to_string_pretty(&doc)
+        } else {
+            serde_json::to_string(&doc)
+        };
+        text.map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    }
+
+    /// The stages, as core objects for the Python wrappers.
+    fn stages(
+        &self,
+    ) -> (
+        PyModel,
+        Option<PyNormalizer>,
+        Option<PyPreTokenizer>,
+        Option<PyProcessor>,
+        Option<PyDecoder>,
+    ) {
+        let p = &self.inner;
+        (
+            PyModel {
+                inner: p.model.clone(),
+            },
+            p.normalizer.clone().map(|inner| PyNormalizer { inner }),
+            p.pre_tokenizer
+                .clone()
+                .map(|inner| PyPreTokenizer { inner }),
+            p.post_processor.clone().map(|inner| PyProcessor { inner }),
+            p.decoder.clone().map(|inner| PyDecoder { inner }),
+        )
     }
 }

@@ -8,7 +8,6 @@ added tokens, pre-tokenized input, truncation and padding come with the rest of 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .. import _core
@@ -229,17 +228,53 @@ class Tokenizer:
         return self._model.get_vocab_size()
 
     def to_str(self, pretty: bool = False) -> str:
-        """HF's tokenizer.json of this pipeline."""
-        part = lambda c: None if c is None else json.loads(c.__getstate__())  # noqa: E731
-        doc = {
-            "version": "1.0",
-            "truncation": None,
-            "padding": None,
-            "added_tokens": [],
-            "normalizer": part(self._normalizer),
-            "pre_tokenizer": part(self._pre_tokenizer),
-            "post_processor": part(self._post_processor),
-            "decoder": part(self._decoder),
-            "model": json.loads(self._model._core_object().to_json_str()),
-        }
-        return json.dumps(doc, ensure_ascii=False, indent=2 if pretty else None)
+        """HF's tokenizer.json of this pipeline, written in Rust."""
+        return self._core().to_str(bool(pretty))
+
+    def save(self, path: str, pretty: bool = True) -> None:
+        """Write the tokenizer.json to ``path`` (atomically)."""
+        from .._files import write_atomic
+
+        write_atomic(path, self.to_str(pretty))
+
+    @classmethod
+    def _from_core(cls, core: Any) -> Tokenizer:
+        from . import decoders, models, normalizers, pre_tokenizers, processors
+        from ._state import wrap
+
+        model, normalizer, pre_tokenizer, post_processor, decoder = core.stages()
+        tok = cls(wrap(model, models))
+        tok._normalizer = wrap(normalizer, normalizers)
+        tok._pre_tokenizer = wrap(pre_tokenizer, pre_tokenizers)
+        tok._post_processor = wrap(post_processor, processors)
+        tok._decoder = wrap(decoder, decoders)
+        return tok
+
+    @classmethod
+    def from_str(cls, json: str) -> Tokenizer:
+        """A tokenizer from tokenizer.json text; a part subword does not run yet is a
+        ValueError naming its JSON path."""
+        if not isinstance(json, str):
+            raise TypeError(f"from_str expects a str, got {type(json).__name__}")
+        return cls._from_core(_core.CorePipeline.from_str(json))
+
+    @classmethod
+    def from_buffer(cls, buffer: bytes) -> Tokenizer:
+        if not isinstance(buffer, (bytes, bytearray, memoryview)):
+            raise TypeError(f"from_buffer expects bytes, got {type(buffer).__name__}")
+        try:
+            text = bytes(buffer).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"from_buffer: the tokenizer.json is not UTF-8 ({e})") from None
+        return cls.from_str(text)
+
+    @classmethod
+    def from_file(cls, path: str) -> Tokenizer:
+        with open(path, encoding="utf-8") as f:
+            return cls.from_str(f.read())
+
+    def __getstate__(self) -> bytes:
+        return self.to_str().encode()
+
+    def __reduce__(self):
+        return (Tokenizer.from_str, (self.to_str(),))

@@ -1,5 +1,6 @@
 """``subword.tokenizers.models``: HF ``tokenizers.models``, each a thin wrapper of a Rust
-``CoreModel`` (``rust/models/``). So far ``WordLevel`` and ``WordPiece``."""
+``CoreModel`` (``rust/models/``): ``BPE``, ``WordLevel`` and ``WordPiece``; ``Unigram`` is
+not implemented yet."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from .. import _core
 from ._component import Component
 
-__all__ = ["Model", "Token", "WordLevel", "WordPiece"]
+__all__ = ["BPE", "Model", "Token", "WordLevel", "WordPiece"]
 
 
 class Token:
@@ -159,3 +160,144 @@ class WordPiece(Model):
         by_id = sorted(self.vocab.items(), key=lambda kv: kv[1])
         write_atomic(path, "".join(f"{token}\n" for token, _ in by_id))
         return [path]
+
+
+def _merges_arg(merges) -> list[tuple[str, str]]:
+    if merges is None:
+        return []
+    if isinstance(merges, (str, os.PathLike)):
+        raise TypeError("BPE(merges) takes a list of pairs; use BPE.from_file for paths")
+    out = []
+    for k, m in enumerate(merges):
+        if isinstance(m, str):
+            a, sep, b = m.partition(" ")
+            if not sep:
+                raise ValueError(f"merge {k} {m!r} has no space between its two tokens")
+            m = (a, b)
+        pair = isinstance(m, (tuple, list)) and len(m) == 2
+        if not (pair and all(isinstance(x, str) for x in m)):
+            raise TypeError(f"merges are pairs of str, got {m!r} at position {k}")
+        out.append((m[0], m[1]))
+    return out
+
+
+def _optional_str(name: str, value) -> None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name} must be a str or None, got {type(value).__name__}")
+
+
+class BPE(Model):
+    """Byte-pair encoding with HF's merge-list semantics: a pre-token's characters merge pair by
+    pair, lowest merge rank first. Options as HF has them: ``dropout`` (each merge skipped with
+    that probability; ``seed`` makes the draws reproducible, a subword extension),
+    ``unk_token`` and ``fuse_unk``, ``continuing_subword_prefix``, ``end_of_word_suffix``,
+    ``byte_fallback`` (``<0xXX>`` tokens for characters the vocabulary lacks), ``ignore_merges``
+    (a pre-token that is a token is taken whole)."""
+
+    _fields = (
+        "vocab",
+        "merges",
+        "cache_capacity",
+        "dropout",
+        "unk_token",
+        "continuing_subword_prefix",
+        "end_of_word_suffix",
+        "fuse_unk",
+        "byte_fallback",
+        "ignore_merges",
+        "seed",
+    )
+
+    def __init__(
+        self,
+        vocab: dict[str, int] | None = None,
+        merges: list[tuple[str, str]] | None = None,
+        cache_capacity: int | None = None,
+        dropout: float | None = None,
+        unk_token: str | None = None,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        fuse_unk: bool | None = None,
+        byte_fallback: bool = False,
+        ignore_merges: bool = False,
+        seed: int | None = None,
+    ):
+        self.vocab = _vocab_arg("BPE", vocab)
+        self.merges = _merges_arg(merges)
+        self.cache_capacity = 10_000 if cache_capacity is None else cache_capacity
+        self.dropout = dropout
+        self.unk_token = unk_token
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.end_of_word_suffix = end_of_word_suffix
+        self.fuse_unk = bool(fuse_unk)
+        self.byte_fallback = bool(byte_fallback)
+        self.ignore_merges = bool(ignore_merges)
+        self.seed = seed
+
+    def _build(self) -> Any:
+        _check_vocab(self.vocab)
+        for name in ("unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
+            _optional_str(name, getattr(self, name))
+        d = self.dropout
+        if d is not None and (isinstance(d, bool) or not isinstance(d, (int, float))):
+            raise TypeError(f"dropout must be a float or None, got {type(d).__name__}")
+        for name in ("cache_capacity", "seed"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                raise ValueError(f"{name} must be an int >= 0, got {v!r}")
+        if self.seed is not None and self.seed >= 2**64:
+            raise ValueError(f"seed must be below 2**64, got {self.seed}")
+        return _core.CoreModel.bpe(
+            self.vocab,
+            self.merges,
+            None if d is None else float(d),
+            self.unk_token,
+            self.continuing_subword_prefix,
+            self.end_of_word_suffix,
+            bool(self.fuse_unk),
+            bool(self.byte_fallback),
+            bool(self.ignore_merges),
+            self.cache_capacity,
+            self.seed,
+        )
+
+    def clear_cache(self) -> None:
+        """Forget the words cached so far."""
+        self._core_object().clear_cache()
+
+    def resize_cache(self, capacity: int) -> None:
+        """Keep at most ``capacity`` words in the cache (0: no cache); the cache starts empty."""
+        self.cache_capacity = capacity
+
+    @staticmethod
+    def read_file(vocab: str, merges: str) -> tuple[dict[str, int], list[tuple[str, str]]]:
+        """The vocabulary of a ``vocab.json`` and the merges of a ``merges.txt`` (one ``a b``
+        per line; a first line starting ``#version`` is skipped)."""
+        v = WordLevel.read_file(vocab)
+        out = []
+        with open(merges, encoding="utf-8") as f:
+            for n, line in enumerate(f.read().split("\n"), 1):
+                if not line or (n == 1 and line.startswith("#version")):
+                    continue
+                a, sep, b = line.partition(" ")
+                if not sep:
+                    raise ValueError(
+                        f"{merges}: line {n}: expected two tokens and a space, got {line!r}"
+                    )
+                out.append((a, b))
+        return v, out
+
+    @classmethod
+    def from_file(cls, vocab: str, merges: str, **kwargs: Any) -> BPE:
+        v, m = cls.read_file(vocab, merges)
+        return cls(v, m, **kwargs)
+
+    def save(self, folder: str, prefix: str | None = None) -> list[str]:
+        """Write ``[prefix-]vocab.json`` and ``[prefix-]merges.txt`` into ``folder``
+        (atomically); returns their paths."""
+        from .._files import write_atomic
+
+        (vocab_path,) = WordLevel(self.vocab).save(folder, prefix)
+        path = os.path.join(folder, f"{prefix}-merges.txt" if prefix else "merges.txt")
+        write_atomic(path, "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in self.merges))
+        return [vocab_path, path]

@@ -1,0 +1,185 @@
+"""``subword.tokenizers.models.BPE`` (HF's merge-list BPE, ``rust/models/bpe.rs``) against HF
+``tokenizers.models.BPE`` on models HF itself trained, with every option: ``Model.tokenize``
+(ids, tokens, byte offsets) on hypothesis words and corpus words, whole pipelines, the files
+(``save`` / ``from_file`` / ``read_file``), the JSON form, dropout's extremes and seed, errors."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+import subword.tokenizers as ours
+import test_pre_tokenizers
+import tokenizers as hf
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from subword.tokenizers import models as M
+from subword.tokenizers import pre_tokenizers as P
+
+DEMO = (Path(__file__).parent.parent / "python/subword/data/demo_corpus.txt").read_text()
+# Latin, Korean, Cyrillic and emoji, so that some characters stay out of a small alphabet.
+EXTRA = "안녕하세요 세계 한국어 텍스트 Привет мир 👋🏽 naïve café déjà vu " * 3
+CORPUS = (DEMO + EXTRA).splitlines()
+
+OPTIONS = {
+    "plain": {},
+    "prefix": {"continuing_subword_prefix": "##"},
+    "suffix": {"end_of_word_suffix": "</w>"},
+    "prefix+suffix": {"continuing_subword_prefix": "@@", "end_of_word_suffix": "</w>"},
+    "unk": {"unk_token": "[UNK]"},
+    "fuse_unk": {"unk_token": "[UNK]", "fuse_unk": True},
+    "byte_fallback": {"byte_fallback": True, "unk_token": "[UNK]"},
+    "byte_fallback+fuse": {"byte_fallback": True, "unk_token": "[UNK]", "fuse_unk": True},
+    "ignore_merges": {"ignore_merges": True},
+}
+# What HF's trainer must be told so that its model has the tokens the option names.
+TRAIN = {"continuing_subword_prefix", "end_of_word_suffix"}
+
+
+@pytest.fixture(scope="module", params=sorted(OPTIONS))
+def trained(request):
+    """A vocabulary and merge list HF trained with the option's prefix / suffix, on the corpus
+    minus its Korean (so that Korean characters are unknown), with `<0xXX>` tokens for half the
+    bytes when byte fallback is on (so that both fallback and unknowns happen)."""
+    options = OPTIONS[request.param]
+    trainer_opts = {k: v for k, v in options.items() if k in TRAIN}
+    tok = hf.Tokenizer(hf.models.BPE(**trainer_opts))
+    tok.pre_tokenizer = hf.pre_tokenizers.Whitespace()
+    special = ["[UNK]"] + [f"<0x{b:02X}>" for b in range(0, 256, 2)]
+    trainer = hf.trainers.BpeTrainer(vocab_size=600, special_tokens=special, **trainer_opts)
+    tok.train_from_iterator([line for line in CORPUS if "안" not in line], trainer)
+    state = json.loads(tok.model.__getstate__())
+    merges = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in state["merges"]]
+    return request.param, state["vocab"], merges, options
+
+
+def _both(trained):
+    name, vocab, merges, options = trained
+    return M.BPE(vocab, merges, **options), hf.models.BPE(vocab, merges, **options)
+
+
+def _tokens(model, word):
+    return [(t.id, t.value, t.offsets) for t in model.tokenize(word)]
+
+
+words = st.one_of(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=20),
+    st.text(min_size=1, max_size=12),
+    st.sampled_from(" ".join(CORPUS).split()),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(word=words)
+def test_tokenize_equals_hf_with_every_option(trained, word):
+    mine, theirs = _both(trained)
+    assert _tokens(mine, word) == _tokens(theirs, word)
+
+
+def test_every_corpus_word_equals_hf(trained):
+    mine, theirs = _both(trained)
+    for word in sorted(set(" ".join(CORPUS).split())):
+        assert _tokens(mine, word) == _tokens(theirs, word), word
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=test_pre_tokenizers.texts)
+def test_pipelines_equal_hf(trained, text):
+    mine_model, theirs_model = _both(trained)
+    mine, theirs = ours.Tokenizer(mine_model), hf.Tokenizer(theirs_model)
+    mine.pre_tokenizer = P.Whitespace()
+    theirs.pre_tokenizer = hf.pre_tokenizers.Whitespace()
+    a, b = mine.encode(text), theirs.encode(text)
+    assert (a.ids, a.tokens, a.offsets, a.word_ids) == (b.ids, b.tokens, b.offsets, b.word_ids)
+
+
+def test_api_vocab_files_json_and_pickle(trained, tmp_path):
+    mine, theirs = _both(trained)
+    # HF's models have no get_vocab; its Tokenizer has.
+    assert mine.get_vocab() == hf.Tokenizer(theirs).get_vocab()
+    for token in ["[UNK]", "th", "nope-not-a-token"]:
+        assert mine.token_to_id(token) == theirs.token_to_id(token)
+    for id in [0, 5, 599, 10**6]:
+        assert mine.id_to_token(id) == theirs.id_to_token(id)
+    assert json.loads(mine.__getstate__()) == json.loads(theirs.__getstate__())
+    # Files written by either load into the other with the same tokens.
+    (tmp_path / "ours").mkdir()
+    (tmp_path / "hf").mkdir()
+    ours_files = mine.save(str(tmp_path / "ours"), "m")
+    hf_files = theirs.save(str(tmp_path / "hf"), "m")
+    assert [Path(p).name for p in ours_files] == [Path(p).name for p in hf_files]
+    assert json.loads(Path(ours_files[0]).read_text()) == json.loads(Path(hf_files[0]).read_text())
+    assert Path(ours_files[1]).read_text() == Path(hf_files[1]).read_text()
+    assert M.BPE.read_file(*hf_files) == hf.models.BPE.read_file(*hf_files)
+    options = trained[3]
+    for a, b in [
+        (M.BPE.from_file(*hf_files, **options), theirs),
+        (mine, hf.models.BPE.from_file(*ours_files, **options)),
+    ]:
+        for word in ["the", "tokenizers", "안녕", "naïve"]:
+            assert _tokens(a, word) == _tokens(b, word)
+    again = pickle.loads(pickle.dumps(mine))
+    assert again == mine and _tokens(again, "tokenizers") == _tokens(mine, "tokenizers")
+
+
+def test_a_tokenizer_json_with_bpe_loads_and_matches_hf(trained):
+    mine_model, theirs_model = _both(trained)
+    theirs = hf.Tokenizer(theirs_model)
+    theirs.pre_tokenizer = hf.pre_tokenizers.Whitespace()
+    mine = ours.Tokenizer.from_str(theirs.to_str())
+    for line in CORPUS[:50]:
+        assert mine.encode(line).ids == theirs.encode(line).ids
+    assert json.loads(mine.to_str())["model"] == json.loads(theirs.to_str())["model"]
+
+
+def test_merge_order_and_duplicate_pairs_follow_hf():
+    # Ranks are list positions, not ids: a later merge with a smaller id still waits its turn;
+    # a pair listed twice takes its last entry, as in HF's map.
+    vocab = {"a": 0, "b": 1, "c": 2, "bc": 3, "ab": 4, "abc": 5}
+    for merges in (
+        [("a", "b"), ("b", "c"), ("ab", "c")],
+        [("b", "c"), ("a", "b"), ("ab", "c")],
+        [("b", "c"), ("a", "b"), ("b", "c")],
+    ):
+        mine, theirs = M.BPE(vocab, merges), hf.models.BPE(vocab, merges)
+        for word in ["abc", "abcabc", "bcab", "aabbcc", "cba"]:
+            assert _tokens(mine, word) == _tokens(theirs, word), (merges, word)
+
+
+def test_dropout_extremes_and_seed():
+    vocab = {"a": 0, "b": 1, "ab": 2, "abab": 3}
+    merges = [("a", "b"), ("ab", "ab")]
+    word = "abab" * 5
+    whole = M.BPE(vocab, merges, dropout=0.0)
+    assert _tokens(whole, word) == _tokens(hf.models.BPE(vocab, merges, dropout=0.0), word)
+    # Every merge dropped: characters, as HF gives.
+    none = M.BPE(vocab, merges, dropout=1.0)
+    assert _tokens(none, word) == _tokens(hf.models.BPE(vocab, merges, dropout=1.0), word)
+    # In between: a valid segmentation (tokens spell the word), reproducible with a seed, and
+    # not always the same one.
+    runs = []
+    for _ in range(2):
+        m = M.BPE(vocab, merges, dropout=0.5, seed=7)
+        runs.append([tuple(t.value for t in m.tokenize(word)) for _ in range(30)])
+    assert runs[0] == runs[1]
+    assert all("".join(r) == word for r in runs[0])
+    assert len(set(runs[0])) > 1
+
+
+def test_bad_arguments_are_clear_errors():
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        M.BPE({"a": 0}, [("a", "b")])._core_object()
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        M.BPE({"a": 0}, [], dropout=1.5)._core_object()
+    with pytest.raises(ValueError, match="no space"):
+        M.BPE({"a": 0}, ["ab"])
+    with pytest.raises(TypeError, match="pairs of str"):
+        M.BPE({"a": 0}, [("a", 1)])
+    with pytest.raises(TypeError, match="from_file"):
+        M.BPE("vocab.json", "merges.txt")
+    with pytest.raises(ValueError, match="unknown token"):
+        M.BPE({"a": 0}, [], unk_token="<unk>").tokenize("b")
+    with pytest.raises(ValueError, match="distinct"):
+        M.BPE({"a": 0, "b": 0}, [])._core_object()
