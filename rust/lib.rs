@@ -4,6 +4,7 @@
 //! each piece to ids (whole-piece lookup, word cache, rank merging) ; `vocab` is the single source
 //! of truth for ids and bytes; `formats` reads and writes vocabulary files; `python` is the binding.
 
+pub mod added_tokens;
 pub mod bert;
 pub mod decoders;
 pub mod encode;

@@ -10,6 +10,7 @@ import pickle
 from pathlib import Path
 
 import pytest
+import refdata
 import subword.tokenizers as ours
 import test_pre_tokenizers
 import tokenizers as hf
@@ -183,3 +184,61 @@ def test_bad_arguments_are_clear_errors():
         M.BPE({"a": 0}, [], unk_token="<unk>").tokenize("b")
     with pytest.raises(ValueError, match="distinct"):
         M.BPE({"a": 0, "b": 0}, [])._core_object()
+
+
+@pytest.fixture(scope="module", params=["roberta", "byte_level"])
+def byte_level_files(request):
+    """A GPT-2/RoBERTa-shaped tokenizer.json HF trained: ByteLevel pre-tokenizer and decoder,
+    byte-level BPE, and a RobertaProcessing or ByteLevel post-processor (trim_offsets)."""
+    tok = hf.Tokenizer(hf.models.BPE())
+    tok.pre_tokenizer = hf.pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tok.decoder = hf.decoders.ByteLevel()
+    trainer = hf.trainers.BpeTrainer(
+        vocab_size=800,
+        special_tokens=["<s>", "</s>", "<pad>"],
+        initial_alphabet=hf.pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tok.train_from_iterator(CORPUS, trainer)
+    if request.param == "roberta":
+        tok.post_processor = hf.processors.RobertaProcessing(("</s>", 1), ("<s>", 0))
+    else:
+        tok.post_processor = hf.processors.ByteLevel(trim_offsets=True)
+    return tok
+
+
+def _full_view(e):
+    return (e.ids, e.tokens, e.offsets, e.word_ids, e.sequence_ids, e.type_ids,
+            e.special_tokens_mask)  # fmt: skip
+
+
+def _corpus_lines(per_file: int = 150) -> list[str]:
+    # The shared corpora when present (the test runs on the built-in lines without them).
+    out = []
+    for path in refdata.corpora_files():
+        lines = [x for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        out += lines[:per_file]
+    return out
+
+
+def test_byte_level_bpe_files_equal_hf_on_every_line(byte_level_files):
+    theirs = byte_level_files
+    corpus_lines = _corpus_lines()
+    mine = ours.Tokenizer.from_str(theirs.to_str())
+    assert json.loads(mine.to_str()) == json.loads(theirs.to_str())
+    lines = CORPUS + corpus_lines
+    for a, b in zip(lines, lines[1:] + lines[:1]):
+        assert _full_view(mine.encode(a)) == _full_view(theirs.encode(a)), a
+        assert _full_view(mine.encode(a, b)) == _full_view(theirs.encode(a, b)), (a, b)
+    want = [_full_view(e) for e in theirs.encode_batch(lines[:200])]
+    assert [_full_view(e) for e in mine.encode_batch(lines[:200])] == want
+    ids = theirs.encode(" ".join(lines[:20])).ids
+    for skip in (True, False):
+        assert mine.decode(ids, skip_special_tokens=skip) == theirs.decode(ids, skip)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=test_pre_tokenizers.texts, pair=st.none() | test_pre_tokenizers.texts)
+def test_byte_level_bpe_files_equal_hf_on_hypothesis_text(byte_level_files, text, pair):
+    theirs = byte_level_files
+    mine = ours.Tokenizer.from_str(theirs.to_str())
+    assert _full_view(mine.encode(text, pair)) == _full_view(theirs.encode(text, pair))

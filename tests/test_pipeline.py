@@ -199,6 +199,24 @@ PROCESSORS = [
         "Template ids and lists",
     ),
     (lambda m: m.TemplateProcessing(), "Template defaults"),
+    (lambda m: m.RobertaProcessing(("[SEP]", 2), ("<s>", 3)), "Roberta"),
+    (
+        lambda m: m.RobertaProcessing(("[SEP]", 2), ("<s>", 3), add_prefix_space=False),
+        "Roberta no prefix space",
+    ),
+    (
+        lambda m: m.RobertaProcessing(("[SEP]", 2), ("<s>", 3), trim_offsets=False),
+        "Roberta untrimmed",
+    ),
+    (lambda m: m.ByteLevel(), "ByteLevel"),
+    (lambda m: m.ByteLevel(trim_offsets=False), "ByteLevel untrimmed"),
+    (lambda m: m.ByteLevel(add_prefix_space=False), "ByteLevel no prefix space"),
+    (
+        lambda m: m.Sequence([m.ByteLevel(), m.BertProcessing(("[SEP]", 2), ("[CLS]", 1))]),
+        "Sequence trim then template",
+    ),
+    # Not a template then ByteLevel: HF then reads sequence ids out of a hash map of ranges
+    # that overlap, in the map's order.
 ]
 SPECIALS = {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "<s>": 3}
 
@@ -348,7 +366,7 @@ def test_tokenizer_json_errors_name_the_part():
         ({"normalizer": {"type": "Nope"}}, "normalizer"),
         ({"pre_tokenizer": {"type": "Split"}}, "pre_tokenizer"),
         ({"padding": {"strategy": "BatchLongest"}}, "padding"),
-        ({"added_tokens": [{"id": 0, "content": "[UNK]"}]}, "added_tokens"),
+        ({"added_tokens": [{"id": 0, "content": ""}]}, "empty content"),
         ({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [["a", "b"]]}}, "merge 0"),
     ]
     for change, where in cases:
@@ -380,9 +398,9 @@ def test_bad_arguments_are_clear_errors():
         tok.pre_tokenizer = N.NFC()
     with pytest.raises(TypeError, match="pair must be a str"):
         tok.encode("a", 3)
-    with pytest.raises(ValueError, match="is_pretokenized"):
+    with pytest.raises(TypeError, match="is_pretokenized=True a sequence is a list of str"):
         tok.encode("a", is_pretokenized=True)
-    with pytest.raises(TypeError, match=r"\(str, str\) pair"):
+    with pytest.raises(TypeError, match=r"\(sequence, pair\) pair"):
         tok.encode_batch([("a", "b", "c")])
     with pytest.raises(ValueError, match="ids must be distinct"):
         ours.Tokenizer(M.WordLevel({"a": 0, "b": 0})).encode("a")

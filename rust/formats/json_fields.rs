@@ -21,6 +21,11 @@ impl<'a> Fields<'a> {
         Ok((Fields { obj, path }, kind))
     }
 
+    /// The fields of an object that has no `"type"` (an added token, padding …).
+    pub fn object(obj: &'a Map<String, Value>, path: &'a str) -> Self {
+        Fields { obj, path }
+    }
+
     pub fn get(&self, key: &str) -> Option<&'a Value> {
         self.obj.get(key)
     }

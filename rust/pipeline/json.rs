@@ -1,17 +1,18 @@
 //! The pipeline as HF's tokenizer.json: read with every part checked (an error names the JSON
 //! path of what is wrong or not implemented), written back in HF's layout.
 //!
-//! Invariant: what is read is what runs; a part this pipeline cannot run yet (added tokens,
-//! truncation, padding) is refused rather than dropped, so a file never loads into a tokenizer
+//! Invariant: what is read is what runs; a part this pipeline cannot run yet (truncation,
+//! padding) is refused rather than dropped, so a file never loads into a tokenizer
 //! that silently encodes differently from HF's.
 
 use super::Pipeline;
+use crate::added_tokens::AddedToken;
 use crate::decoders::Decoder;
 use crate::error::{Error, Result};
-use crate::formats::hf_wordpiece::{parse_post, render_post};
 use crate::models::Model;
 use crate::normalizers::Normalizer;
 use crate::pre_tokenizers::PreTokenizer;
+use crate::processors::Processor;
 use serde_json::{json, Value};
 
 /// A stage that may be null or absent.
@@ -44,26 +45,28 @@ impl Pipeline {
                 )));
             }
         }
-        if doc
-            .get("added_tokens")
-            .and_then(Value::as_array)
-            .is_some_and(|a| !a.is_empty())
-        {
-            return Err(Error::invalid(
-                "added_tokens: added tokens are not implemented in subword.tokenizers.Tokenizer \
-                 yet (byte-level BPE files with them load through subword.Tokenizer.from_file)",
-            ));
+        let mut added = Vec::new();
+        match doc.get("added_tokens") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for (k, item) in items.iter().enumerate() {
+                    added.push(AddedToken::from_json(item, &format!("added_tokens[{k}]"))?);
+                }
+            }
+            Some(_) => return Err(Error::invalid("added_tokens: expected a list")),
         }
         let model = doc
             .get("model")
             .ok_or_else(|| Error::invalid("model: a tokenizer.json needs a model"))?;
-        Ok(Pipeline {
+        Pipeline {
+            added: Default::default(),
             normalizer: stage(doc, "normalizer", Normalizer::from_json)?,
             pre_tokenizer: stage(doc, "pre_tokenizer", PreTokenizer::from_json)?,
             model: Model::from_json(model, "model")?,
-            post_processor: stage(doc, "post_processor", parse_post)?,
+            post_processor: stage(doc, "post_processor", Processor::from_json)?,
             decoder: stage(doc, "decoder", Decoder::from_json)?,
-        })
+        }
+        .with_added(added)
     }
 
     /// HF's tokenizer.json document of this pipeline.
@@ -72,10 +75,10 @@ impl Pipeline {
             "version": "1.0",
             "truncation": null,
             "padding": null,
-            "added_tokens": [],
+            "added_tokens": self.added.to_json(),
             "normalizer": self.normalizer.as_ref().map(Normalizer::to_json),
             "pre_tokenizer": self.pre_tokenizer.as_ref().map(PreTokenizer::to_json),
-            "post_processor": self.post_processor.as_ref().map(render_post),
+            "post_processor": self.post_processor.as_ref().map(Processor::to_json),
             "decoder": self.decoder.as_ref().map(Decoder::to_json),
             "model": self.model.to_json(),
         })

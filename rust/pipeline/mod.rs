@@ -17,26 +17,39 @@
 
 mod json;
 
+use crate::added_tokens::{AddedToken, AddedVocabulary};
 use crate::decoders::Decoder;
 use crate::error::Result;
 use crate::models::{Model, ModelToken};
 use crate::normalizers::{Normalized, Normalizer};
 use crate::postprocess::Encoding;
 use crate::pre_tokenizers::PreTokenizer;
-use crate::processors::Template;
+use crate::processors::{self, Part, Processor};
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub struct Pipeline {
+    /// Built for this pipeline's normalizer (see `added_tokens`): set with [`Pipeline::with_added`].
+    pub added: Arc<AddedVocabulary>,
     pub normalizer: Option<Normalizer>,
     pub pre_tokenizer: Option<PreTokenizer>,
     pub model: Model,
-    pub post_processor: Option<Template>,
+    pub post_processor: Option<Processor>,
     pub decoder: Option<Decoder>,
+}
+
+/// The input of one sequence: a text, or words already cut (HF's `is_pretokenized`), each its
+/// own word however the pre-tokenizer cuts it.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    Text(&'a str),
+    Words(&'a [String]),
 }
 
 impl Pipeline {
     pub fn new(model: Model) -> Self {
         Pipeline {
+            added: Arc::default(),
             normalizer: None,
             pre_tokenizer: None,
             model,
@@ -45,107 +58,175 @@ impl Pipeline {
         }
     }
 
-    /// [`Pipeline::encode`] with the token strings: the model's for its tokens, the template's
-    /// for the ones it added.
-    pub fn encode_with_tokens(
-        &self,
-        text: &str,
-        pair: Option<&str>,
-        add_special_tokens: bool,
-    ) -> Result<(Encoding, Vec<String>)> {
-        let e = self.encode(text, pair, add_special_tokens)?;
-        let mut added = match (&self.post_processor, add_special_tokens) {
-            (Some(t), true) => t.added_strings(pair.is_some()),
-            _ => Vec::new(),
-        }
-        .into_iter();
-        let tokens = e
-            .toks
-            .iter()
-            .map(|t| {
-                let from_model = || self.model.id_to_token(t.id).unwrap_or_default().to_string();
-                if t.word == crate::postprocess::NO_WORD {
-                    added.next().unwrap_or_else(from_model)
-                } else {
-                    from_model()
-                }
-            })
-            .collect();
-        Ok((e, tokens))
+    /// The pipeline with these added tokens (id, token), matched as its normalizer leaves them.
+    pub fn with_added(mut self, tokens: Vec<(u32, AddedToken)>) -> Result<Self> {
+        self.added = Arc::new(AddedVocabulary::new(tokens, self.normalizer.as_ref())?);
+        Ok(self)
     }
 
-    /// `text` (and `pair`) through every stage; `add_special_tokens` false leaves out the
-    /// template's tokens but keeps its type ids, as HF does.
+    /// `text` (and `pair`) through every stage, with each token's string: the model's, an
+    /// added token's text as matched, the template's for the ones it added.
+    /// `add_special_tokens` false leaves out the template's tokens but keeps its type ids, as
+    /// HF does.
+    pub fn encode_with_tokens(
+        &self,
+        text: Input<'_>,
+        pair: Option<Input<'_>>,
+        add_special_tokens: bool,
+    ) -> Result<(Encoding, Vec<String>)> {
+        let (enc, tokens) = self.encode_input(text)?;
+        let mut parts = vec![Part { enc, tokens }];
+        if let Some(p) = pair {
+            let (mut enc, tokens) = self.encode_input(p)?;
+            enc.relabel(1, 1);
+            parts.push(Part { enc, tokens });
+        }
+        if let Some(p) = &self.post_processor {
+            parts = p.process(parts, add_special_tokens);
+        }
+        let out = processors::join(parts);
+        Ok((out.enc, out.tokens))
+    }
+
+    /// [`Pipeline::encode_with_tokens`] of a text without the token strings.
     pub fn encode(
         &self,
         text: &str,
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> Result<Encoding> {
-        let a = self.encode_sequence(text)?;
-        let b = match pair {
-            Some(p) => {
-                let mut b = self.encode_sequence(p)?;
-                b.relabel(1, 1);
-                Some(b)
-            }
-            None => None,
-        };
-        match &self.post_processor {
-            Some(t) => {
-                let mut out = Encoding::default();
-                if add_special_tokens {
-                    t.apply(&a, b.as_ref(), &mut out);
-                } else {
-                    t.without_specials().apply(&a, b.as_ref(), &mut out);
-                }
-                Ok(out)
-            }
-            None => {
-                let mut out = a;
-                if let Some(b) = b {
-                    out.extend_from(&b, None, None);
-                }
-                Ok(out)
-            }
-        }
+        let e =
+            self.encode_with_tokens(Input::Text(text), pair.map(Input::Text), add_special_tokens)?;
+        Ok(e.0)
     }
 
-    /// One sequence's tokens: ids, character offsets into `text`, and word indexes.
-    fn encode_sequence(&self, text: &str) -> Result<Encoding> {
-        let mut normalized = Normalized::new(text);
-        if let Some(n) = &self.normalizer {
-            n.normalize(&mut normalized);
-        }
-        let pieces = match &self.pre_tokenizer {
-            Some(p) => p.pre_tokenize(vec![normalized])?,
-            None => vec![normalized],
-        };
-        let chars = CharIndex::new(text);
+    fn encode_input(&self, input: Input<'_>) -> Result<(Encoding, Vec<String>)> {
         let mut out = Encoding::default();
-        let mut tokens: Vec<ModelToken> = Vec::new();
-        let words = pieces.iter().filter(|p| !p.normalized().is_empty());
-        for (word, piece) in (0u32..).zip(words) {
-            tokens.clear();
-            self.model.tokenize(piece.normalized(), &mut tokens)?;
-            let len = piece.normalized().len();
-            for t in &tokens {
-                // A model's byte ranges can overrun the piece (HF's BPE counts the prefix's
-                // bytes of a byte fallback and skips dropped characters): keep them inside.
-                // (HF lets them run on into the text after the piece; ids and tokens agree.)
-                let (start, end) = piece.original_range(t.start.min(len), t.end.min(len));
-                out.push(t.id, (chars.at(start), chars.at(end)), word);
+        let mut tokens = Vec::new();
+        match input {
+            Input::Text(text) => {
+                let mut word = 0;
+                self.encode_text(text, &mut word, &mut out, &mut tokens)?;
+            }
+            Input::Words(words) => {
+                // Each word is encoded apart, its offsets within itself (as HF gives them).
+                for (k, w) in (0u32..).zip(words) {
+                    let mut word = 0;
+                    let from = out.len();
+                    self.encode_text(w, &mut word, &mut out, &mut tokens)?;
+                    for t in &mut out.toks[from..] {
+                        t.word = k;
+                    }
+                }
             }
         }
-        Ok(out)
+        Ok((out, tokens))
     }
 
-    /// The text of `ids`: their tokens (ids the model lacks are skipped, as HF does) through
-    /// the decoder, or joined with spaces without one (HF's default).
-    pub fn decode(&self, ids: &[u32]) -> String {
+    /// One text's tokens: ids, character offsets into `text`, word indexes from `*word` on,
+    /// and their strings.
+    fn encode_text(
+        &self,
+        text: &str,
+        word: &mut u32,
+        out: &mut Encoding,
+        strings: &mut Vec<String>,
+    ) -> Result<()> {
+        let chars = CharIndex::new(text);
+        let whole = Normalized::new(text);
+        let mut model_tokens: Vec<ModelToken> = Vec::new();
+        for (id, start, end) in self.added.split_raw(text) {
+            let mut stretch = whole.slice(start, end);
+            if let Some(id) = id {
+                out.push(id, (chars.at(start), chars.at(end)), *word);
+                strings.push(text[start..end].to_string());
+                *word += 1;
+                continue;
+            }
+            if let Some(n) = &self.normalizer {
+                n.normalize(&mut stretch);
+            }
+            for (id, s, e) in self.added.split_normalized(stretch.normalized()) {
+                let piece = stretch.slice(s, e);
+                if piece.normalized().is_empty() {
+                    continue;
+                }
+                if let Some(id) = id {
+                    let (start, end) = piece.original_range(0, piece.normalized().len());
+                    out.push(id, (chars.at(start), chars.at(end)), *word);
+                    strings.push(piece.normalized().to_string());
+                    *word += 1;
+                    continue;
+                }
+                let pieces = match &self.pre_tokenizer {
+                    Some(p) => p.pre_tokenize(vec![piece])?,
+                    None => vec![piece],
+                };
+                for piece in pieces.iter().filter(|p| !p.normalized().is_empty()) {
+                    model_tokens.clear();
+                    self.model.tokenize(piece.normalized(), &mut model_tokens)?;
+                    let len = piece.normalized().len();
+                    for t in &model_tokens {
+                        // A model's byte ranges can overrun the piece (HF's BPE counts the
+                        // prefix's bytes of a byte fallback and skips dropped characters):
+                        // keep them inside. (HF lets them run on into the text after the
+                        // piece; ids and tokens agree.)
+                        let (start, end) = piece.original_range(t.start.min(len), t.end.min(len));
+                        out.push(t.id, (chars.at(start), chars.at(end)), *word);
+                        strings.push(self.model.id_to_token(t.id).unwrap_or_default().to_string());
+                    }
+                    *word += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// An added token's id, else the model's (HF's `token_to_id`).
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.added
+            .token_to_id(token)
+            .or_else(|| self.model.token_to_id(token))
+    }
+
+    /// An added token's content (its normalized form, if it has one), else the model's token
+    /// (HF's `id_to_token`).
+    pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        self.added
+            .decode_form(id)
+            .or_else(|| self.model.id_to_token(id))
+    }
+
+    /// The model's vocabulary size, and with the added tokens the model lacks.
+    pub fn vocab_size(&self, with_added_tokens: bool) -> usize {
+        let model = self.model.vocab_size();
+        if !with_added_tokens {
+            return model;
+        }
+        let new = self
+            .added
+            .tokens()
+            .iter()
+            .filter(|(id, _)| self.model.id_to_token(*id).is_none())
+            .count();
+        model + new
+    }
+
+    /// The text of `ids`: their tokens (ids nobody has are skipped, and the special added
+    /// tokens with `skip_special_tokens`, as HF does) through the decoder, or joined with
+    /// spaces without one (HF's default).
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
         let tokens: Vec<String> = ids
             .iter()
-            .filter_map(|&id| self.model.id_to_token(id).map(str::to_string))
+            .filter_map(|&id| {
+                let token = self
+                    .added
+                    .decode_form(id)
+                    .or_else(|| self.model.id_to_token(id))?;
+                // HF skips by the string: any token that reads as a special added token.
+                let skip = skip_special_tokens && self.added.is_special(token);
+                (!skip).then(|| token.to_string())
+            })
             .collect();
         match &self.decoder {
             Some(d) => d.decode(tokens),

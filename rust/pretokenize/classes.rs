@@ -27,6 +27,10 @@ pub const SYM: u16 = 1 << 11;
 /// The CJK ranges DeepSeek-V3 isolates: `[一-龥぀-ゟ゠-ヿ]` (U+4E00–9FA5, U+3040–30FF).
 pub const HAN_KANA: u16 = 1 << 12;
 
+/// Word characters, the regex `\w` (letters, marks, decimal digits, connector punctuation,
+/// joiners).
+pub const W: u16 = 1 << 13;
+
 /// "Other": neither whitespace, letter nor number (`[^\s\p{L}\p{N}]`).
 #[inline(always)]
 pub fn is_other(c: u16) -> bool {
@@ -74,6 +78,7 @@ fn build() -> Tables {
             "[\u{4E00}-\u{9FA5}\u{3040}-\u{309F}\u{30A0}-\u{30FF}]",
             HAN_KANA,
         ),
+        (r"\w", W),
     ] {
         for (lo, hi) in class_ranges(pattern) {
             for c in lo..=hi {
@@ -103,6 +108,12 @@ pub fn tables() -> &'static Tables {
 }
 
 impl Tables {
+    /// Class bits of one char.
+    #[inline]
+    pub fn of(&self, c: char) -> u16 {
+        self.by_char[c as usize]
+    }
+
     /// Class bits and byte length of the char starting at `i` (a char boundary of valid UTF-8).
     #[inline(always)]
     pub fn at(&self, b: &[u8], i: usize) -> (u16, usize) {

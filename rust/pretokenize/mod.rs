@@ -9,7 +9,7 @@ mod block_cl100k;
 mod block_gpt2;
 mod block_o200k;
 mod blocks;
-mod classes;
+pub(crate) mod classes;
 mod masks;
 pub mod safe_cut;
 mod scan_cl100k;

@@ -1,12 +1,254 @@
-//! The post-processor stage: the special tokens a template puts around the sequences, and the
+//! The post-processor stage: the special tokens a template puts around the sequences and the
 //! type ids it gives them (HF `tokenizers`' `TemplateProcessing`, with `BertProcessing` as its
-//! `[CLS] $A [SEP]` case). The template itself and its application are `postprocess::Template`,
-//! shared with the WordPiece pipeline; this module reads HF's template strings.
+//! `[CLS] $A [SEP]` case, and `RobertaProcessing`), the byte-level offset trimming (`ByteLevel`),
+//! and `Sequence`s of them. The template itself and its application are
+//! `postprocess::Template`, shared with the WordPiece pipeline; this module reads HF's template
+//! strings and runs the stage.
 //!
-//! Downside: RobertaProcessing and the ByteLevel post-processor are not here yet.
+//! Idea, as HF runs it: the sequences (one, or two for a pair) go through each processor in
+//! turn; a template joins them into one, the others change each in place; what is left is
+//! joined in order at the end.
+
+mod byte_level;
 
 use crate::error::{Error, Result};
+use crate::formats::hf_wordpiece::{parse_post, render_post};
+use crate::formats::json_fields::Fields;
+use crate::postprocess::{Encoding, NO_WORD};
 pub use crate::postprocess::{Piece, Template};
+use serde_json::{json, Value};
+
+/// One sequence being post-processed: its tokens and their strings.
+#[derive(Clone, Debug, Default)]
+pub struct Part {
+    pub enc: Encoding,
+    pub tokens: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Processor {
+    Template(Template),
+    /// Offsets trimmed of the spaces byte-level tokens carry (`use_regex` is kept for the
+    /// file; it changes nothing here).
+    ByteLevel {
+        add_prefix_space: bool,
+        trim_offsets: bool,
+        use_regex: bool,
+    },
+    /// `<s> $A </s>` and `<s> $A </s> </s> $B </s>`, every type id 0, offsets trimmed first.
+    Roberta {
+        sep: (String, u32),
+        cls: (String, u32),
+        trim_offsets: bool,
+        add_prefix_space: bool,
+    },
+    Sequence(Vec<Processor>),
+}
+
+impl Processor {
+    /// HF's `num_special_tokens_to_add`.
+    pub fn added(&self, pair: bool) -> usize {
+        match self {
+            Processor::Template(t) => t.added(pair),
+            Processor::ByteLevel { .. } => 0,
+            Processor::Roberta { .. } => {
+                if pair {
+                    4
+                } else {
+                    2
+                }
+            }
+            Processor::Sequence(ps) => ps.iter().map(|p| p.added(pair)).sum(),
+        }
+    }
+
+    /// The sequences after this processor (see the module doc).
+    pub fn process(&self, mut parts: Vec<Part>, add_special_tokens: bool) -> Vec<Part> {
+        match self {
+            Processor::Template(t) => apply_template(t, parts, add_special_tokens),
+            Processor::ByteLevel {
+                add_prefix_space,
+                trim_offsets,
+                ..
+            } => {
+                if *trim_offsets {
+                    for p in &mut parts {
+                        byte_level::trim_offsets(p, *add_prefix_space);
+                    }
+                }
+                // HF's ByteLevel also numbers the sequences it is given, every token of each
+                // (so after a template, the template's tokens get sequence 0 too).
+                for (i, p) in (0u32..).zip(&mut parts) {
+                    for t in &mut p.enc.toks {
+                        t.sequence = i;
+                    }
+                }
+                parts
+            }
+            Processor::Roberta {
+                sep,
+                cls,
+                trim_offsets,
+                add_prefix_space,
+            } => {
+                if *trim_offsets {
+                    for p in &mut parts {
+                        byte_level::trim_offsets(p, *add_prefix_space);
+                    }
+                }
+                for p in &mut parts {
+                    for t in &mut p.enc.toks {
+                        t.type_id = 0;
+                    }
+                }
+                if !add_special_tokens {
+                    return parts;
+                }
+                apply_template(&roberta_template(sep, cls), parts, true)
+            }
+            Processor::Sequence(ps) => {
+                for p in ps {
+                    parts = p.process(parts, add_special_tokens);
+                }
+                parts
+            }
+        }
+    }
+
+    pub fn from_json(v: &Value, path: &str) -> Result<Self> {
+        let (f, kind) = Fields::of(v, path, "post-processor")?;
+        let pair_field = |key: &str| -> Result<(String, u32)> {
+            match f.get(key).and_then(Value::as_array).map(Vec::as_slice) {
+                Some([Value::String(s), Value::Number(n)]) => match n.as_u64() {
+                    Some(id) if id <= u32::MAX as u64 => Ok((s.clone(), id as u32)),
+                    _ => Err(Error::invalid(format!("{}: bad id {n}", f.at(key)))),
+                },
+                _ => Err(Error::invalid(format!(
+                    "{}: expected [token, id]",
+                    f.at(key)
+                ))),
+            }
+        };
+        Ok(match kind {
+            "TemplateProcessing" | "BertProcessing" => Processor::Template(parse_post(v, path)?),
+            "ByteLevel" => Processor::ByteLevel {
+                add_prefix_space: f.flag("add_prefix_space", true)?,
+                trim_offsets: f.flag("trim_offsets", true)?,
+                use_regex: f.flag("use_regex", true)?,
+            },
+            "RobertaProcessing" => Processor::Roberta {
+                sep: pair_field("sep")?,
+                cls: pair_field("cls")?,
+                trim_offsets: f.flag("trim_offsets", true)?,
+                add_prefix_space: f.flag("add_prefix_space", true)?,
+            },
+            "Sequence" => Processor::Sequence(
+                f.list("processors")?
+                    .into_iter()
+                    .map(|(p, at)| Processor::from_json(p, &at))
+                    .collect::<Result<_>>()?,
+            ),
+            other => {
+                return Err(Error::invalid(format!(
+                    "{path}: unknown post-processor {other:?} (TemplateProcessing,                      BertProcessing, RobertaProcessing, ByteLevel, Sequence)"
+                )))
+            }
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        match self {
+            Processor::Template(t) => render_post(t),
+            Processor::ByteLevel {
+                add_prefix_space,
+                trim_offsets,
+                use_regex,
+            } => json!({
+                "type": "ByteLevel",
+                "add_prefix_space": add_prefix_space,
+                "trim_offsets": trim_offsets,
+                "use_regex": use_regex,
+            }),
+            Processor::Roberta {
+                sep,
+                cls,
+                trim_offsets,
+                add_prefix_space,
+            } => json!({
+                "type": "RobertaProcessing",
+                "sep": [sep.0, sep.1],
+                "cls": [cls.0, cls.1],
+                "trim_offsets": trim_offsets,
+                "add_prefix_space": add_prefix_space,
+            }),
+            Processor::Sequence(ps) => json!({
+                "type": "Sequence",
+                "processors": ps.iter().map(Processor::to_json).collect::<Vec<_>>(),
+            }),
+        }
+    }
+}
+
+fn roberta_template(sep: &(String, u32), cls: &(String, u32)) -> Template {
+    let s = |t: &(String, u32)| Piece::Special(t.0.clone(), 0);
+    let a = Piece::Sequence(false, 0);
+    let b = Piece::Sequence(true, 0);
+    Template {
+        single: vec![s(cls), a.clone(), s(sep)],
+        pair: vec![s(cls), a, s(sep), s(sep), b, s(sep)],
+        specials: vec![(cls.0.clone(), vec![cls.1]), (sep.0.clone(), vec![sep.1])],
+        strings: vec![vec![cls.0.clone()], vec![sep.0.clone()]],
+        bert_form: false,
+    }
+}
+
+/// The sequences joined by `t` into one (with `add_special_tokens` false only its type ids).
+/// More than two sequences cannot come from an encode call; the extra ones are joined after.
+fn apply_template(t: &Template, parts: Vec<Part>, add_special_tokens: bool) -> Vec<Part> {
+    let t = if add_special_tokens {
+        t.clone()
+    } else {
+        t.without_specials()
+    };
+    let mut parts = parts.into_iter();
+    let a = parts.next().unwrap_or_default();
+    let b = parts.next();
+    let rest: Vec<Part> = parts.collect();
+    let mut out = Part::default();
+    t.apply(&a.enc, b.as_ref().map(|b| &b.enc), &mut out.enc);
+    let mut added = t.added_strings(b.is_some()).into_iter();
+    let mut from_a = a.tokens.into_iter();
+    let mut from_b = b.map(|b| b.tokens).unwrap_or_default().into_iter();
+    out.tokens = out
+        .enc
+        .toks
+        .iter()
+        .map(|tok| {
+            let next = if tok.word == NO_WORD {
+                added.next()
+            } else if tok.sequence == 0 {
+                from_a.next()
+            } else {
+                from_b.next()
+            };
+            next.unwrap_or_default()
+        })
+        .collect();
+    let mut all = vec![out];
+    all.extend(rest);
+    all
+}
+
+/// The sequences one after the other (HF's merge at the end of the stage).
+pub fn join(parts: Vec<Part>) -> Part {
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().unwrap_or_default();
+    for p in parts {
+        out.enc.extend_from(&p.enc, None, None);
+        out.tokens.extend(p.tokens);
+    }
+    out
+}
 
 /// One item of HF's template syntax: `$A`, `$B`, `$` (A), `$A:1`, `$1` (A with type id 1), or a
 /// special token's name with an optional `:type_id`.

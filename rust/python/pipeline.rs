@@ -7,10 +7,11 @@ use super::decoders::PyDecoder;
 use super::normalizers::PyNormalizer;
 use super::pre_tokenizers::PyPreTokenizer;
 use super::to_py;
+use crate::added_tokens::{AddedToken, AddedVocabulary};
 use crate::models::{word_piece, Bpe, BpeOptions, Model, WordLevel};
-use crate::pipeline::Pipeline;
+use crate::pipeline::{Input, Pipeline};
 use crate::postprocess::{Encoding, NO_WORD};
-use crate::processors::{self, Template};
+use crate::processors::{self, Processor, Template};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -159,7 +160,7 @@ impl PyModel {
 #[pyclass(module = "subword._core", name = "CoreProcessor", frozen)]
 #[derive(Clone)]
 pub struct PyProcessor {
-    pub inner: Template,
+    pub inner: Processor,
 }
 
 #[pymethods]
@@ -167,7 +168,7 @@ impl PyProcessor {
     #[staticmethod]
     fn bert(sep: (String, u32), cls: (String, u32)) -> Self {
         PyProcessor {
-            inner: Template::bert(cls, sep),
+            inner: Processor::Template(Template::bert(cls, sep)),
         }
     }
 
@@ -178,9 +179,45 @@ impl PyProcessor {
         pair: Vec<String>,
         special_tokens: Vec<(String, Vec<u32>, Vec<String>)>,
     ) -> PyResult<Self> {
+        let t = processors::template(&single, &pair, special_tokens).map_err(to_py)?;
         Ok(PyProcessor {
-            inner: processors::template(&single, &pair, special_tokens).map_err(to_py)?,
+            inner: Processor::Template(t),
         })
+    }
+
+    #[staticmethod]
+    fn byte_level(add_prefix_space: bool, trim_offsets: bool, use_regex: bool) -> Self {
+        PyProcessor {
+            inner: Processor::ByteLevel {
+                add_prefix_space,
+                trim_offsets,
+                use_regex,
+            },
+        }
+    }
+
+    #[staticmethod]
+    fn roberta(
+        sep: (String, u32),
+        cls: (String, u32),
+        trim_offsets: bool,
+        add_prefix_space: bool,
+    ) -> Self {
+        PyProcessor {
+            inner: Processor::Roberta {
+                sep,
+                cls,
+                trim_offsets,
+                add_prefix_space,
+            },
+        }
+    }
+
+    #[staticmethod]
+    fn sequence(processors: Vec<PyRef<'_, PyProcessor>>) -> Self {
+        PyProcessor {
+            inner: Processor::Sequence(processors.iter().map(|p| p.inner.clone()).collect()),
+        }
     }
 
     fn num_special_tokens_to_add(&self, is_pair: bool) -> usize {
@@ -188,12 +225,12 @@ impl PyProcessor {
     }
 
     fn to_json_str(&self) -> String {
-        crate::formats::hf_wordpiece::render_post(&self.inner).to_string()
+        self.inner.to_json().to_string()
     }
 
     /// The tokenizer.json form as Python values.
     fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
-        super::values::to_py(py, &crate::formats::hf_wordpiece::render_post(&self.inner))
+        super::values::to_py(py, &self.inner.to_json())
     }
 }
 
@@ -222,6 +259,54 @@ fn lists((e, tokens): (Encoding, Vec<String>)) -> Lists {
     )
 }
 
+/// An added token as Python passes it: id, content, single_word, lstrip, rstrip, normalized,
+/// special.
+type AddedTuple = (u32, String, bool, bool, bool, bool, bool);
+
+fn added_of(
+    (id, content, single_word, lstrip, rstrip, normalized, special): AddedTuple,
+) -> (u32, AddedToken) {
+    (
+        id,
+        AddedToken {
+            content,
+            single_word,
+            lstrip,
+            rstrip,
+            normalized,
+            special,
+        },
+    )
+}
+
+fn tuple_of((id, t): &(u32, AddedToken)) -> AddedTuple {
+    (
+        *id,
+        t.content.clone(),
+        t.single_word,
+        t.lstrip,
+        t.rstrip,
+        t.normalized,
+        t.special,
+    )
+}
+
+/// A sequence as Python gives it: a text, or words already cut (`is_pretokenized`).
+#[derive(FromPyObject)]
+pub enum PyInput {
+    Text(String),
+    Words(Vec<String>),
+}
+
+impl PyInput {
+    fn as_input(&self) -> Input<'_> {
+        match self {
+            PyInput::Text(t) => Input::Text(t),
+            PyInput::Words(w) => Input::Words(w),
+        }
+    }
+}
+
 #[pyclass(module = "subword._core", name = "CorePipeline", frozen)]
 pub struct PyPipeline {
     inner: Pipeline,
@@ -230,48 +315,73 @@ pub struct PyPipeline {
 #[pymethods]
 impl PyPipeline {
     #[new]
-    #[pyo3(signature = (model, normalizer=None, pre_tokenizer=None, post_processor=None, decoder=None))]
+    #[pyo3(signature = (model, normalizer=None, pre_tokenizer=None, post_processor=None, decoder=None, added_tokens=Vec::new()))]
     fn new(
         model: PyRef<'_, PyModel>,
         normalizer: Option<PyRef<'_, PyNormalizer>>,
         pre_tokenizer: Option<PyRef<'_, PyPreTokenizer>>,
         post_processor: Option<PyRef<'_, PyProcessor>>,
         decoder: Option<PyRef<'_, PyDecoder>>,
-    ) -> Self {
-        PyPipeline {
-            inner: Pipeline {
-                normalizer: normalizer.map(|n| n.inner.clone()),
-                pre_tokenizer: pre_tokenizer.map(|p| p.inner.clone()),
-                model: model.inner.clone(),
-                post_processor: post_processor.map(|p| p.inner.clone()),
-                decoder: decoder.map(|d| d.inner.clone()),
-            },
+        added_tokens: Vec<AddedTuple>,
+    ) -> PyResult<Self> {
+        let inner = Pipeline {
+            added: Default::default(),
+            normalizer: normalizer.map(|n| n.inner.clone()),
+            pre_tokenizer: pre_tokenizer.map(|p| p.inner.clone()),
+            model: model.inner.clone(),
+            post_processor: post_processor.map(|p| p.inner.clone()),
+            decoder: decoder.map(|d| d.inner.clone()),
         }
+        .with_added(added_tokens.into_iter().map(added_of).collect())
+        .map_err(to_py)?;
+        Ok(PyPipeline { inner })
+    }
+
+    /// HF's `add_tokens` on `existing`: the new list and how many were added.
+    #[staticmethod]
+    fn assign_added_ids(
+        model: PyRef<'_, PyModel>,
+        existing: Vec<AddedTuple>,
+        new: Vec<AddedTuple>,
+    ) -> (Vec<AddedTuple>, usize) {
+        let existing: Vec<_> = existing.into_iter().map(added_of).collect();
+        let new = new.into_iter().map(|t| added_of(t).1).collect();
+        let m = &model.inner;
+        let (all, n) =
+            AddedVocabulary::assign_ids(&existing, new, |t| m.token_to_id(t), m.vocab_size());
+        (all.iter().map(tuple_of).collect(), n)
+    }
+
+    fn added_tokens(&self) -> Vec<AddedTuple> {
+        self.inner.added.tokens().iter().map(tuple_of).collect()
     }
 
     #[pyo3(signature = (text, pair=None, add_special_tokens=true))]
     fn encode(
         &self,
         py: Python<'_>,
-        text: &str,
-        pair: Option<&str>,
+        text: PyInput,
+        pair: Option<PyInput>,
         add_special_tokens: bool,
     ) -> PyResult<Lists> {
         let e = py
             .allow_threads(|| {
-                self.inner
-                    .encode_with_tokens(text, pair, add_special_tokens)
+                self.inner.encode_with_tokens(
+                    text.as_input(),
+                    pair.as_ref().map(PyInput::as_input),
+                    add_special_tokens,
+                )
             })
             .map_err(to_py)?;
         Ok(lists(e))
     }
 
-    /// Each input is a text and an optional pair.
+    /// Each input is a sequence and an optional pair.
     #[pyo3(signature = (inputs, add_special_tokens=true, num_threads=0))]
     fn encode_batch(
         &self,
         py: Python<'_>,
-        inputs: Vec<(String, Option<String>)>,
+        inputs: Vec<(PyInput, Option<PyInput>)>,
         add_special_tokens: bool,
         num_threads: usize,
     ) -> PyResult<Vec<Lists>> {
@@ -281,7 +391,11 @@ impl PyPipeline {
                     .par_iter()
                     .map(|(t, p)| {
                         self.inner
-                            .encode_with_tokens(t, p.as_deref(), add_special_tokens)
+                            .encode_with_tokens(
+                                t.as_input(),
+                                p.as_ref().map(PyInput::as_input),
+                                add_special_tokens,
+                            )
                             .map(lists)
                     })
                     .collect()
@@ -290,8 +404,21 @@ impl PyPipeline {
         py.allow_threads(run).map_err(to_py)
     }
 
-    fn decode(&self, py: Python<'_>, ids: Vec<u32>) -> String {
-        py.allow_threads(|| self.inner.decode(&ids))
+    #[pyo3(signature = (ids, skip_special_tokens=true))]
+    fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> String {
+        py.allow_threads(|| self.inner.decode(&ids, skip_special_tokens))
+    }
+
+    fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.id_to_token(id).map(str::to_string)
+    }
+
+    fn vocab_size(&self, with_added_tokens: bool) -> usize {
+        self.inner.vocab_size(with_added_tokens)
     }
 
     /// A tokenizer.json document read in Rust; every part is checked.

@@ -10,9 +10,11 @@ against HF's package in the tests. So far: ``normalizers``, the cutting ``pre_to
 from __future__ import annotations
 
 from . import decoders, models, normalizers, pre_tokenizers, processors
+from ._added import AddedToken
 from ._tokenizer import Encoding, Tokenizer
 
 __all__ = [
+    "AddedToken",
     "Encoding",
     "Regex",
     "Tokenizer",

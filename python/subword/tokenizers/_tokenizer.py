@@ -1,9 +1,8 @@
 """``subword.tokenizers.Tokenizer``: HF's ``tokenizers.Tokenizer`` over the Rust pipeline
 (``rust/pipeline/``): normalizer → pre-tokenizer → model → post-processor, and the decoder back.
 
-So far the pipeline runs the WordLevel and WordPiece models and the template post-processors;
-added tokens, pre-tokenized input, truncation and padding come with the rest of the pipeline
-(issue 11) and are refused with an error meanwhile.
+Added tokens, pre-tokenized input, the BPE, WordLevel and WordPiece models and the template
+post-processors run in the pipeline; truncation and padding come with the rest of it (issue 11).
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _core
+from ._added import AddedToken, as_added
 from .decoders import Decoder
 from .models import Model
 from .normalizers import Normalizer
@@ -114,18 +114,50 @@ class Tokenizer:
         self._pre_tokenizer = None
         self._post_processor = None
         self._decoder = None
+        # Added tokens as the core takes them: (id, content, single_word, lstrip, rstrip,
+        # normalized, special).
+        self._added: list[tuple] = []
+        self._built: tuple | None = None
 
     def _core(self):
-        # Rebuilt on each use: the components are mutable (as in HF), and their own core
-        # objects are cached until they change.
+        # The components are mutable (as in HF) and each keeps its core object until it
+        # changes, so the pipeline is reused while every stage's core object is the same one.
         part = lambda c: None if c is None else c._core_object()  # noqa: E731
-        return _core.CorePipeline(
+        stages = (
             self._model._core_object(),
             part(self._normalizer),
             part(self._pre_tokenizer),
             part(self._post_processor),
             part(self._decoder),
         )
+        key = (*stages, tuple(self._added))
+        built = self._built
+        if built is not None and len(built[0]) == len(key):
+            if all(a is b for a, b in zip(built[0][:5], key[:5])) and built[0][5] == key[5]:
+                return built[1]
+        core = _core.CorePipeline(*stages, self._added)
+        self._built = (key, core)
+        return core
+
+    def _add(self, tokens, special: bool) -> int:
+        if isinstance(tokens, (str, AddedToken)):
+            raise TypeError("add_tokens takes a list of tokens; wrap one token in a list")
+        new = [as_added(t, special)._tuple(0) for t in tokens]
+        self._added, n = _core.CorePipeline.assign_added_ids(
+            self._model._core_object(), self._added, new
+        )
+        return n
+
+    def add_tokens(self, tokens: list) -> int:
+        """Add tokens (str or AddedToken) the model may lack; returns how many were added."""
+        return self._add(tokens, special=False)
+
+    def add_special_tokens(self, tokens: list) -> int:
+        """Add special tokens (skipped by ``decode(..., skip_special_tokens=True)``)."""
+        return self._add(tokens, special=True)
+
+    def get_added_tokens_decoder(self) -> dict[int, AddedToken]:
+        return {t[0]: AddedToken._from_tuple(t) for t in sorted(self._added)}
 
     model = property(lambda self: self._model)
 
@@ -167,65 +199,83 @@ class Tokenizer:
         return Encoding(*lists, pair)
 
     @staticmethod
-    def _refuse(is_pretokenized) -> None:
+    def _sequence(value, is_pretokenized: bool, what: str):
         if is_pretokenized:
-            raise ValueError("is_pretokenized=True is not in this pipeline yet")
+            if isinstance(value, str) or not isinstance(value, (list, tuple)):
+                raise TypeError(
+                    f"{what}: with is_pretokenized=True a sequence is a list of str, got "
+                    f"{type(value).__name__}"
+                )
+            words = list(value)
+            for w in words:
+                if not isinstance(w, str):
+                    raise TypeError(f"{what}: pre-tokenized words are str, got {w!r}")
+            return words
+        if not isinstance(value, str):
+            raise TypeError(f"{what} must be a str, got {type(value).__name__}")
+        return value
 
     def encode(
         self,
-        sequence: str,
-        pair: str | None = None,
+        sequence,
+        pair=None,
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
     ) -> Encoding:
-        self._refuse(is_pretokenized)
-        for what, text in (("sequence", sequence), ("pair", pair)):
-            if text is not None and not isinstance(text, str):
-                raise TypeError(f"encode: {what} must be a str, got {type(text).__name__}")
-        if sequence is None:
-            raise TypeError("encode: sequence must be a str, got None")
-        lists = self._core().encode(sequence, pair, bool(add_special_tokens))
+        """The tokens of ``sequence`` (and ``pair``): a str, or with ``is_pretokenized`` a list
+        of words."""
+        a = self._sequence(sequence, is_pretokenized, "encode: sequence")
+        b = None if pair is None else self._sequence(pair, is_pretokenized, "encode: pair")
+        lists = self._core().encode(a, b, bool(add_special_tokens))
         return self._result(lists, pair is not None)
 
     def encode_batch(
         self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> list[Encoding]:
-        self._refuse(is_pretokenized)
+        """``encode`` of each item (a sequence or a (sequence, pair) tuple), on every core."""
         inputs = []
         for k, item in enumerate(input):
-            if isinstance(item, str):
-                inputs.append((item, None))
-            elif (
-                isinstance(item, (tuple, list))
-                and len(item) == 2
-                and all(isinstance(t, str) for t in item)
-            ):
-                inputs.append((item[0], item[1]))
+            what = f"encode_batch: item {k}"
+            single = isinstance(item, str) or (
+                is_pretokenized and isinstance(item, list) and all(isinstance(w, str) for w in item)
+            )
+            if single:
+                inputs.append((self._sequence(item, is_pretokenized, what), None))
+            elif isinstance(item, (tuple, list)) and len(item) == 2:
+                inputs.append(
+                    (
+                        self._sequence(item[0], is_pretokenized, what),
+                        self._sequence(item[1], is_pretokenized, what),
+                    )
+                )
             else:
                 raise TypeError(
-                    f"encode_batch: item {k} must be a str or a (str, str) pair, got {item!r}"
+                    f"{what} must be a sequence or a (sequence, pair) pair, got {item!r}"
                 )
         results = self._core().encode_batch(inputs, bool(add_special_tokens))
         return [self._result(r, p is not None) for r, (_, p) in zip(results, inputs)]
 
     def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
-        return self._core().decode(list(ids))
+        return self._core().decode(list(ids), bool(skip_special_tokens))
 
     def decode_batch(self, sequences: list[list[int]], skip_special_tokens: bool = True):
         core = self._core()
-        return [core.decode(list(ids)) for ids in sequences]
+        return [core.decode(list(ids), bool(skip_special_tokens)) for ids in sequences]
 
     def token_to_id(self, token: str) -> int | None:
-        return self._model.token_to_id(token)
+        return self._core().token_to_id(token)
 
     def id_to_token(self, id: int) -> str | None:
-        return self._model.id_to_token(id)
+        return self._core().id_to_token(id)
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
-        return self._model.get_vocab()
+        vocab = self._model.get_vocab()
+        if with_added_tokens:
+            vocab.update({t[1]: t[0] for t in self._added})
+        return vocab
 
     def get_vocab_size(self, with_added_tokens: bool = True) -> int:
-        return self._model.get_vocab_size()
+        return self._core().vocab_size(bool(with_added_tokens))
 
     def to_str(self, pretty: bool = False) -> str:
         """HF's tokenizer.json of this pipeline, written in Rust."""
@@ -248,6 +298,7 @@ class Tokenizer:
         tok._pre_tokenizer = wrap(pre_tokenizer, pre_tokenizers)
         tok._post_processor = wrap(post_processor, processors)
         tok._decoder = wrap(decoder, decoders)
+        tok._added = core.added_tokens()
         return tok
 
     @classmethod

@@ -1,15 +1,23 @@
 """``subword.tokenizers.processors``: HF ``tokenizers.processors``, each a thin wrapper of a Rust
-``CoreProcessor`` (``rust/processors/``; HF's template syntax is read there). So far the
-template processors: ``TemplateProcessing`` and ``BertProcessing``."""
+``CoreProcessor`` (``rust/processors/``; HF's template syntax is read there):
+``TemplateProcessing``, ``BertProcessing``, ``RobertaProcessing``, ``ByteLevel`` and
+``Sequence``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .. import _core
-from ._component import Component
+from ._component import Component, SequenceOf
 
-__all__ = ["BertProcessing", "PostProcessor", "TemplateProcessing"]
+__all__ = [
+    "BertProcessing",
+    "ByteLevel",
+    "PostProcessor",
+    "RobertaProcessing",
+    "Sequence",
+    "TemplateProcessing",
+]
 
 
 class PostProcessor(Component):
@@ -76,3 +84,72 @@ class TemplateProcessing(PostProcessor):
 
     def _build(self) -> Any:
         return _core.CoreProcessor.template(self.single, self.pair, self.special_tokens)
+
+
+class RobertaProcessing(PostProcessor):
+    """``<s> $A </s>``, and ``<s> $A </s> </s> $B </s>`` for pairs, every type id 0; with
+    ``trim_offsets`` the offsets lose the spaces byte-level tokens carry (the first token keeps
+    a space ``add_prefix_space`` added)."""
+
+    _fields = ("sep", "cls", "trim_offsets", "add_prefix_space")
+
+    def __init__(
+        self,
+        sep: tuple[str, int],
+        cls_token: tuple[str, int] | None = None,
+        trim_offsets: bool = True,
+        add_prefix_space: bool = True,
+        cls: tuple[str, int] | None = None,
+    ):
+        if (cls_token is None) == (cls is None):
+            raise TypeError("RobertaProcessing needs cls_token, a (token, id) pair")
+        self.sep = _token_and_id("sep", sep)
+        self.cls = _token_and_id("cls", cls_token if cls is None else cls)
+        self.trim_offsets = bool(trim_offsets)
+        self.add_prefix_space = bool(add_prefix_space)
+
+    def _build(self) -> Any:
+        return _core.CoreProcessor.roberta(
+            self.sep, self.cls, self.trim_offsets, self.add_prefix_space
+        )
+
+
+class ByteLevel(PostProcessor):
+    """Offsets trimmed of the spaces byte-level tokens carry (``trim_offsets``); adds no
+    tokens."""
+
+    _fields = ("add_prefix_space", "trim_offsets", "use_regex")
+
+    def __init__(
+        self,
+        add_prefix_space: bool | None = None,
+        trim_offsets: bool | None = None,
+        use_regex: bool | None = None,
+        **kwargs: Any,
+    ):
+        unknown = {k: v for k, v in kwargs.items() if not (k == "type" and v == "ByteLevel")}
+        if unknown:
+            raise TypeError(f"ByteLevel got unknown options {sorted(unknown)}")
+        on = lambda v: True if v is None else bool(v)  # noqa: E731
+        self.add_prefix_space = on(add_prefix_space)
+        self.trim_offsets = on(trim_offsets)
+        self.use_regex = on(use_regex)
+
+    def _build(self) -> Any:
+        return _core.CoreProcessor.byte_level(
+            self.add_prefix_space, self.trim_offsets, self.use_regex
+        )
+
+
+class Sequence(SequenceOf, PostProcessor):
+    """Post-processors applied in order, each to what the one before left."""
+
+    _fields = ("processors",)
+    _items = "processors"
+    _kind = PostProcessor
+
+    def __init__(self, processors: list):
+        super().__init__(processors)
+
+    def _build(self) -> Any:
+        return _core.CoreProcessor.sequence([p._core_object() for p in self.processors])
