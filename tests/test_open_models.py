@@ -366,3 +366,42 @@ def test_streams_cut_anywhere(model, deepseek, text, points):
         want = sw.encode(text, disallowed_special=())
         got = sw.encode_iterable(chunks, disallowed_special=(), _min_try=1)
         assert list(got) == want, sw.name
+
+
+@pytest.fixture(scope="module")
+def deepseek_pipeline(deepseek):
+    """The shipped tokenizer.json read by subword.tokenizers.Tokenizer (the core's pipeline:
+    its 818 added tokens, NFC-free Sequence normalizer, three Split pre-tokenizers and
+    ByteLevel, HF merge-list BPE, ByteLevel post-processor)."""
+    import subword.tokenizers as sw_tokenizers
+
+    path = refdata.open_model("deepseek_v3") / "deepseek_v3.json"
+    return sw_tokenizers.Tokenizer.from_file(str(path)), deepseek[1]
+
+
+def _hf_view(e):
+    return (e.ids, e.tokens, e.offsets, e.word_ids, e.special_tokens_mask)
+
+
+@given(text=textgen.texts)
+@settings(max_examples=N // 3, deadline=None)
+def test_deepseek_file_in_the_hf_pipeline_is_hfs(deepseek_pipeline, text):
+    mine, hf = deepseek_pipeline
+    assert _hf_view(mine.encode(text)) == _hf_view(hf.encode(text))
+
+
+def test_deepseek_file_in_the_hf_pipeline_on_corpora(deepseek_pipeline):
+    mine, hf = deepseek_pipeline
+    lines = ["<｜begin▁of▁sentence｜>Hi<think>x</think>你好 123456<｜end▁of▁sentence｜>"]
+    for path in refdata.corpora_files():
+        lines += [x for x in path.read_text(encoding="utf-8").splitlines() if x.strip()][:300]
+    for line in lines:
+        assert _hf_view(mine.encode(line)) == _hf_view(hf.encode(line)), line
+    assert [_hf_view(e) for e in mine.encode_batch(lines)] == [
+        _hf_view(e) for e in hf.encode_batch(lines)
+    ]
+    ids = hf.encode(" ".join(lines[:30])).ids
+    for skip in (True, False):
+        assert mine.decode(ids, skip_special_tokens=skip) == hf.decode(ids, skip)
+    assert mine.get_vocab_size() == hf.get_vocab_size()
+    assert json.loads(mine.to_str()) == json.loads(hf.to_str())

@@ -66,8 +66,20 @@ class SequenceOf(Component):
         return getattr(self, self._items)
 
     def _core_object(self) -> Any:
-        self.__dict__.pop("_core_cache", None)  # a member may have changed since
-        return super()._core_object()
+        # A member may have changed since (its own core object is then a new one): reuse the
+        # sequence's core object only while every member's is the same one.
+        cores = tuple(m._core_object() for m in self._members())
+        cached = self.__dict__.get("_sequence_cache")
+        if cached is not None and len(cached[0]) == len(cores):
+            if all(a is b for a, b in zip(cached[0], cores)):
+                return cached[1]
+        core = self._build()
+        object.__setattr__(self, "_sequence_cache", (cores, core))
+        return core
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        self.__dict__.pop("_sequence_cache", None)
 
     def __len__(self) -> int:
         return len(self._members())
@@ -81,7 +93,7 @@ class SequenceOf(Component):
                 f"Sequence items are {self._kind.__name__} objects, got {type(value).__name__}"
             )
         self._members()[index] = value
-        self.__dict__.pop("_core_cache", None)
+        self.__dict__.pop("_sequence_cache", None)
 
     def __reduce__(self):
         return (type(self), (list(self._members()),))

@@ -121,7 +121,8 @@ class Tokenizer:
 
     def _core(self):
         # The components are mutable (as in HF) and each keeps its core object until it
-        # changes, so the pipeline is reused while every stage's core object is the same one.
+        # changes, so the pipeline is reused while every stage's core object is the same one
+        # and the added tokens are the same list.
         part = lambda c: None if c is None else c._core_object()  # noqa: E731
         stages = (
             self._model._core_object(),
@@ -130,13 +131,15 @@ class Tokenizer:
             part(self._post_processor),
             part(self._decoder),
         )
-        key = (*stages, tuple(self._added))
         built = self._built
-        if built is not None and len(built[0]) == len(key):
-            if all(a is b for a, b in zip(built[0][:5], key[:5])) and built[0][5] == key[5]:
-                return built[1]
+        if (
+            built is not None
+            and built[1] is self._added
+            and all(a is b for a, b in zip(built[0], stages))
+        ):
+            return built[2]
         core = _core.CorePipeline(*stages, self._added)
-        self._built = (key, core)
+        self._built = (stages, self._added, core)
         return core
 
     def _add(self, tokens, special: bool) -> int:
