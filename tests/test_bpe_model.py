@@ -242,3 +242,65 @@ def test_byte_level_bpe_files_equal_hf_on_hypothesis_text(byte_level_files, text
     theirs = byte_level_files
     mine = ours.Tokenizer.from_str(theirs.to_str())
     assert _full_view(mine.encode(text, pair)) == _full_view(theirs.encode(text, pair))
+
+
+def _llama2_shaped(kind: str) -> hf.Tokenizer:
+    """A Llama-2/Mistral-shaped tokenizer.json trained by HF: BPE with byte_fallback, fuse_unk
+    and `<unk>`, the `<0xXX>` byte tokens in the vocabulary, `<s> $A` around the text, and
+    either the Prepend/Replace normalizers with Replace/ByteFallback/Fuse/Strip decoders
+    (Llama 2) or a Metaspace pre-tokenizer and decoder (Mistral's later files)."""
+    tok = hf.Tokenizer(hf.models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    D, N, P = hf.decoders, hf.normalizers, hf.pre_tokenizers
+    if kind == "prepend":
+        tok.normalizer = N.Sequence([N.Prepend("▁"), N.Replace(" ", "▁")])
+        tok.decoder = D.Sequence(
+            [D.Replace("▁", " "), D.ByteFallback(), D.Fuse(), D.Strip(" ", 1, 0)]
+        )
+    else:
+        tok.pre_tokenizer = P.Metaspace(replacement="▁", prepend_scheme="first", split=False)
+        tok.decoder = D.Metaspace(replacement="▁", prepend_scheme="first", split=False)
+    trainer = hf.trainers.BpeTrainer(vocab_size=700, special_tokens=["<unk>", "<s>", "</s>"])
+    # Without Korean, so that its characters fall back to bytes.
+    tok.train_from_iterator([line for line in CORPUS if "안" not in line], trainer)
+    doc = json.loads(tok.to_str())
+    vocab = doc["model"]["vocab"]
+    for b in range(256):
+        vocab.setdefault(f"<0x{b:02X}>", len(vocab))
+    doc["post_processor"] = {
+        "type": "TemplateProcessing",
+        "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                   {"Sequence": {"id": "A", "type_id": 0}}],
+        "pair": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                 {"Sequence": {"id": "A", "type_id": 0}},
+                 {"SpecialToken": {"id": "<s>", "type_id": 1}},
+                 {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}},
+    }  # fmt: skip
+    return hf.Tokenizer.from_str(json.dumps(doc))
+
+
+@pytest.fixture(scope="module", params=["prepend", "metaspace"])
+def llama2_shaped(request):
+    theirs = _llama2_shaped(request.param)
+    return ours.Tokenizer.from_str(theirs.to_str()), theirs
+
+
+def test_llama2_shaped_files_equal_hf_on_every_line(llama2_shaped):
+    mine, theirs = llama2_shaped
+    lines = CORPUS + _corpus_lines(100) + ["안녕 👋🏽 <s>x</s>", "  two  spaces ", ""]
+    for a, b in zip(lines, lines[1:] + lines[:1]):
+        assert _full_view(mine.encode(a)) == _full_view(theirs.encode(a)), a
+        assert _full_view(mine.encode(a, b)) == _full_view(theirs.encode(a, b)), (a, b)
+        ids = theirs.encode(a).ids
+        for skip in (True, False):
+            assert mine.decode(ids, skip_special_tokens=skip) == theirs.decode(ids, skip), a
+    assert json.loads(mine.to_str()) == json.loads(theirs.to_str())
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=test_pre_tokenizers.texts)
+def test_llama2_shaped_files_equal_hf_on_hypothesis_text(llama2_shaped, text):
+    mine, theirs = llama2_shaped
+    assert _full_view(mine.encode(text)) == _full_view(theirs.encode(text))
+    ids = theirs.encode(text).ids
+    assert mine.decode(ids) == theirs.decode(ids)
