@@ -16,7 +16,13 @@ pub struct Token {
     pub word: u32,
     /// Which input (0 = first, 1 = pair) it belongs to; [`NO_WORD`] for template tokens.
     pub sequence: u32,
+    /// Where its string is, for pipelines whose token strings are not the model's (an added
+    /// token as matched): an index into that call's strings, or [`NO_TEXT`].
+    pub text: u32,
 }
+
+/// A token whose string is its id's.
+pub const NO_TEXT: u32 = u32::MAX;
 
 /// One encoded sequence (or pair): its tokens in one array, so a result costs one allocation.
 /// Padding is not stored: results carry a pad count and show the padded columns (see
@@ -36,11 +42,19 @@ impl Encoding {
             offsets,
             word,
             sequence: 0,
+            text: NO_TEXT,
         });
     }
 
     pub fn len(&self) -> usize {
         self.toks.len()
+    }
+
+    /// Point the last token's string at `text` (see [`Token::text`]).
+    pub fn set_text(&mut self, text: u32) {
+        if let Some(t) = self.toks.last_mut() {
+            t.text = text;
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -83,13 +97,14 @@ impl Encoding {
         }
     }
 
-    fn push_added(&mut self, id: u32, type_id: u32) {
+    pub fn push_added(&mut self, id: u32, type_id: u32) {
         self.toks.push(Token {
             id,
             type_id,
             offsets: (0, 0),
             word: NO_WORD,
             sequence: NO_WORD,
+            text: NO_TEXT,
         });
     }
 }
@@ -129,11 +144,29 @@ impl Windows {
         Windows { enc, overflow }
     }
 
-    /// Give every token of every window `type_id` and `sequence`.
-    fn relabel(&mut self, type_id: u32, sequence: u32) {
-        self.enc.relabel(type_id, sequence);
+    /// Give every token of every window `sequence`.
+    pub fn mark_all(&mut self, sequence: u32) {
+        for t in &mut self.enc.toks {
+            t.sequence = sequence;
+        }
         for o in &mut self.overflow {
-            o.relabel(type_id, sequence);
+            o.mark_all(sequence);
+        }
+    }
+
+    /// Give the tokens of the main window `type_id` and `sequence`; its overflowing windows
+    /// keep theirs (HF's template relabels the encoding it is given, not its overflowing).
+    pub fn relabel(&mut self, type_id: u32, sequence: u32) {
+        self.enc.relabel(type_id, sequence);
+    }
+
+    /// Give every token of every window `type_id`.
+    pub fn set_type_ids(&mut self, type_id: u32) {
+        for t in &mut self.enc.toks {
+            t.type_id = type_id;
+        }
+        for o in &mut self.overflow {
+            o.set_type_ids(type_id);
         }
     }
 }
@@ -308,6 +341,20 @@ impl Template {
         }
     }
 
+    /// The string results show for the template token `id` (the first special that has it).
+    pub fn string_of(&self, id: u32) -> Option<String> {
+        self.specials
+            .iter()
+            .enumerate()
+            .find_map(|(k, (name, ids))| {
+                let j = ids.iter().position(|&i| i == id)?;
+                Some(match self.strings.get(k).filter(|s| s.len() == ids.len()) {
+                    Some(strings) => strings[j].clone(),
+                    None => name.clone(),
+                })
+            })
+    }
+
     /// The token strings of the tokens the template adds, in order (see [`Template::strings`]).
     pub fn added_strings(&self, pair: bool) -> Vec<String> {
         let t = if pair { &self.pair } else { &self.single };
@@ -427,7 +474,15 @@ impl Truncation {
         b: Option<usize>,
         added: usize,
     ) -> Result<(Option<usize>, Option<usize>)> {
-        let budget = self.max_length.saturating_sub(added);
+        // HF subtracts the template's tokens from max_length unchecked: when they are more,
+        // the limit wraps around and nothing is cut; a limit of 0 cuts everything, whatever
+        // the strategy.
+        let Some(budget) = self.max_length.checked_sub(added) else {
+            return Ok((None, None));
+        };
+        if budget == 0 {
+            return Ok((Some(0), b.map(|_| 0)));
+        }
         if a + b.unwrap_or(0) <= budget {
             return Ok((None, None));
         }

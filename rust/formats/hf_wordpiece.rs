@@ -321,8 +321,20 @@ pub fn parse_truncation(t: &Value, origin: &str) -> Result<Truncation> {
         max_length: get_u32(t, "max_length", origin)? as usize,
         strategy,
         stride,
-        left: get_str(t, "direction", "Right") == "Left",
+        left: is_left(t, "truncation", origin)?,
     })
+}
+
+/// A `direction` field: `Left` or `Right` (absent: Right); anything else is an error.
+fn is_left(v: &Value, what: &str, origin: &str) -> Result<bool> {
+    match get_str(v, "direction", "Right") {
+        "Left" => Ok(true),
+        "Right" => Ok(false),
+        other => Err(bad(
+            origin,
+            format!("unknown {what} direction {other:?}: use \"Left\" or \"Right\""),
+        )),
+    }
 }
 
 pub fn parse_padding(p: &Value, origin: &str) -> Result<Padding> {
@@ -362,7 +374,7 @@ pub fn parse_padding(p: &Value, origin: &str) -> Result<Padding> {
     Ok(Padding {
         length,
         multiple_of,
-        left: get_str(p, "direction", "Right") == "Left",
+        left: is_left(p, "padding", origin)?,
         pad_id: opt_u32(p, "pad_id", origin)?.unwrap_or(0),
         pad_type_id: opt_u32(p, "pad_type_id", origin)?.unwrap_or(0),
         pad_token: get_str(p, "pad_token", "[PAD]").to_string(),

@@ -1,14 +1,17 @@
 //! The pipeline as HF's tokenizer.json: read with every part checked (an error names the JSON
 //! path of what is wrong or not implemented), written back in HF's layout.
 //!
-//! Invariant: what is read is what runs; a part this pipeline cannot run yet (truncation,
-//! padding) is refused rather than dropped, so a file never loads into a tokenizer
-//! that silently encodes differently from HF's.
+//! Invariant: what is read is what runs; a part this pipeline cannot run is refused rather
+//! than dropped, so a file never loads into a tokenizer that silently encodes differently
+//! from HF's.
 
 use super::Pipeline;
 use crate::added_tokens::AddedToken;
 use crate::decoders::Decoder;
 use crate::error::{Error, Result};
+use crate::formats::hf_wordpiece::{
+    parse_padding, parse_truncation, render_padding, render_truncation,
+};
 use crate::models::Model;
 use crate::normalizers::Normalizer;
 use crate::pre_tokenizers::PreTokenizer;
@@ -37,14 +40,6 @@ impl Pipeline {
         if !doc.is_object() {
             return Err(Error::invalid("a tokenizer.json must be a JSON object"));
         }
-        for key in ["truncation", "padding"] {
-            if doc.get(key).is_some_and(|v| !v.is_null()) {
-                return Err(Error::invalid(format!(
-                    "{key}: not implemented in subword.tokenizers.Tokenizer yet; set it to \
-                     null in the file and call enable_{key} once it is"
-                )));
-            }
-        }
         let mut added = Vec::new();
         match doc.get("added_tokens") {
             None | Some(Value::Null) => {}
@@ -65,6 +60,8 @@ impl Pipeline {
             model: Model::from_json(model, "model")?,
             post_processor: stage(doc, "post_processor", Processor::from_json)?,
             decoder: stage(doc, "decoder", Decoder::from_json)?,
+            truncation: stage(doc, "truncation", parse_truncation)?,
+            padding: stage(doc, "padding", parse_padding)?,
         }
         .with_added(added)
     }
@@ -73,8 +70,8 @@ impl Pipeline {
     pub fn to_json(&self) -> Value {
         json!({
             "version": "1.0",
-            "truncation": null,
-            "padding": null,
+            "truncation": render_truncation(&self.truncation),
+            "padding": render_padding(&self.padding),
             "added_tokens": self.added.to_json(),
             "normalizer": self.normalizer.as_ref().map(Normalizer::to_json),
             "pre_tokenizer": self.pre_tokenizer.as_ref().map(PreTokenizer::to_json),

@@ -22,9 +22,9 @@ use crate::decoders::Decoder;
 use crate::error::Result;
 use crate::models::{Model, ModelToken};
 use crate::normalizers::{Normalized, Normalizer};
-use crate::postprocess::Encoding;
+use crate::postprocess::{Encoding, Padding, Token, Truncation, Windows, NO_TEXT, NO_WORD};
 use crate::pre_tokenizers::PreTokenizer;
-use crate::processors::{self, Part, Processor};
+use crate::processors::{self, Processor};
 use std::sync::Arc;
 
 #[derive(Clone, Debug)]
@@ -36,7 +36,23 @@ pub struct Pipeline {
     pub model: Model,
     pub post_processor: Option<Processor>,
     pub decoder: Option<Decoder>,
+    pub truncation: Option<Truncation>,
+    pub padding: Option<Padding>,
 }
+
+/// One encode call's result: the tokens with their overflowing windows, and the strings of
+/// the tokens whose string is not their id's (see [`Pipeline::token_string`]).
+#[derive(Clone, Debug, Default)]
+pub struct Encoded {
+    pub main: Windows,
+    pub strings: Vec<String>,
+    /// One sequence and no post-processor: HF reads every token of it, padding included, as
+    /// sequence 0 (it gives such a result no sequence ranges).
+    pub lone: bool,
+}
+
+/// The `text` of a padding token (its string is the padding's `pad_token`).
+pub const PAD_TEXT: u32 = NO_TEXT - 1;
 
 /// The input of one sequence: a text, or words already cut (HF's `is_pretokenized`), each its
 /// own word however the pre-tokenizer cuts it.
@@ -55,6 +71,8 @@ impl Pipeline {
             model,
             post_processor: None,
             decoder: None,
+            truncation: None,
+            padding: None,
         }
     }
 
@@ -64,63 +82,150 @@ impl Pipeline {
         Ok(self)
     }
 
-    /// `text` (and `pair`) through every stage, with each token's string: the model's, an
-    /// added token's text as matched, the template's for the ones it added.
-    /// `add_special_tokens` false leaves out the template's tokens but keeps its type ids, as
-    /// HF does.
-    pub fn encode_with_tokens(
+    /// `text` (and `pair`) through every stage: added tokens, normalizer, pre-tokenizer and
+    /// model for each sequence, then truncation (its windows kept as overflowing), the
+    /// post-processor and padding to the result's own length (a batch pads again to its
+    /// longest, [`Pipeline::pad`]). `add_special_tokens` false leaves out the template's tokens
+    /// but keeps its type ids, as HF does.
+    pub fn encode_full(
         &self,
         text: Input<'_>,
         pair: Option<Input<'_>>,
         add_special_tokens: bool,
-    ) -> Result<(Encoding, Vec<String>)> {
-        let (enc, tokens) = self.encode_input(text)?;
-        let mut parts = vec![Part { enc, tokens }];
-        if let Some(p) = pair {
-            let (mut enc, tokens) = self.encode_input(p)?;
-            enc.relabel(1, 1);
-            parts.push(Part { enc, tokens });
-        }
+    ) -> Result<Encoded> {
+        let mut strings = Vec::new();
+        let a = self.encode_input(text, &mut strings)?;
+        let b = match pair {
+            Some(p) => {
+                let mut b = self.encode_input(p, &mut strings)?;
+                b.relabel(1, 1);
+                Some(b)
+            }
+            None => None,
+        };
+        let mut parts = match &self.truncation {
+            None => std::iter::once(a).chain(b).map(Windows::new).collect(),
+            Some(t) => {
+                let added = match (&self.post_processor, add_special_tokens) {
+                    (Some(p), true) => p.added(b.is_some()),
+                    _ => 0,
+                };
+                let (keep_a, keep_b) = t.lengths(a.len(), b.as_ref().map(Encoding::len), added)?;
+                let windows = |e: &Encoding, keep| -> Result<Windows> {
+                    let mut cut = t.windows(e.len(), keep)?.into_iter().map(|r| e.slice(r));
+                    let mut w = Windows::new(cut.next().expect("a first window"));
+                    w.overflow = cut.map(Windows::new).collect();
+                    Ok(w)
+                };
+                let mut parts = vec![windows(&a, keep_a)?];
+                if let Some(b) = &b {
+                    parts.push(windows(b, keep_b)?);
+                }
+                parts
+            }
+        };
         if let Some(p) = &self.post_processor {
-            parts = p.process(parts, add_special_tokens);
+            let text = |t: &Token| self.token_string(t, &strings);
+            parts = p.process(parts, add_special_tokens, &text);
         }
-        let out = processors::join(parts);
-        Ok((out.enc, out.tokens))
+        let lone = self.post_processor.is_none() && parts.len() == 1;
+        let mut main = processors::join(parts);
+        if let Some(p) = &self.padding {
+            let target = p.target(main.enc.len());
+            self.pad(&mut main, target, lone);
+        }
+        if lone {
+            main.mark_all(0);
+        }
+        Ok(Encoded {
+            main,
+            strings,
+            lone,
+        })
     }
 
-    /// [`Pipeline::encode_with_tokens`] of a text without the token strings.
+    /// Pad `w` and its overflowing windows to `target` tokens, as the padding says (nothing
+    /// without padding or when already as long); `lone` as in [`Encoded::lone`].
+    pub fn pad(&self, w: &mut Windows, target: usize, lone: bool) {
+        let Some(p) = &self.padding else { return };
+        let sequence = if lone { 0 } else { NO_WORD };
+        for o in &mut w.overflow {
+            self.pad(o, target, lone);
+        }
+        let n = target.saturating_sub(w.enc.len());
+        if n == 0 {
+            return;
+        }
+        let pad = Token {
+            id: p.pad_id,
+            type_id: p.pad_type_id,
+            offsets: (0, 0),
+            word: NO_WORD,
+            sequence,
+            text: PAD_TEXT,
+        };
+        let toks = &mut w.enc.toks;
+        if p.left {
+            toks.splice(0..0, std::iter::repeat_n(pad, n));
+        } else {
+            toks.extend(std::iter::repeat_n(pad, n));
+        }
+    }
+
+    /// The string a result shows for `t`: the padding's token, an added token as matched, a
+    /// post-processor's special token, else the model's.
+    pub fn token_string(&self, t: &Token, strings: &[String]) -> String {
+        if t.text == PAD_TEXT {
+            if let Some(p) = &self.padding {
+                return p.pad_token.clone();
+            }
+        }
+        if let Some(s) = strings.get(t.text as usize) {
+            return s.clone();
+        }
+        if t.word == NO_WORD {
+            if let Some(s) = self
+                .post_processor
+                .as_ref()
+                .and_then(|p| p.special_string(t.id))
+            {
+                return s;
+            }
+        }
+        self.id_to_token(t.id).unwrap_or_default().to_string()
+    }
+
+    /// [`Pipeline::encode_full`] of a text, without overflowing windows or strings.
     pub fn encode(
         &self,
         text: &str,
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> Result<Encoding> {
-        let e =
-            self.encode_with_tokens(Input::Text(text), pair.map(Input::Text), add_special_tokens)?;
-        Ok(e.0)
+        let e = self.encode_full(Input::Text(text), pair.map(Input::Text), add_special_tokens)?;
+        Ok(e.main.enc)
     }
 
-    fn encode_input(&self, input: Input<'_>) -> Result<(Encoding, Vec<String>)> {
+    fn encode_input(&self, input: Input<'_>, strings: &mut Vec<String>) -> Result<Encoding> {
         let mut out = Encoding::default();
-        let mut tokens = Vec::new();
         match input {
             Input::Text(text) => {
                 let mut word = 0;
-                self.encode_text(text, &mut word, &mut out, &mut tokens)?;
+                self.encode_text(text, &mut word, &mut out, strings)?;
             }
             Input::Words(words) => {
                 // Each word is encoded apart, its offsets within itself (as HF gives them).
                 for (k, w) in (0u32..).zip(words) {
                     let mut word = 0;
                     let from = out.len();
-                    self.encode_text(w, &mut word, &mut out, &mut tokens)?;
+                    self.encode_text(w, &mut word, &mut out, strings)?;
                     for t in &mut out.toks[from..] {
                         t.word = k;
                     }
                 }
             }
         }
-        Ok((out, tokens))
+        Ok(out)
     }
 
     /// One text's tokens: ids, character offsets into `text`, word indexes from `*word` on,
@@ -139,6 +244,7 @@ impl Pipeline {
             let mut stretch = whole.slice(start, end);
             if let Some(id) = id {
                 out.push(id, (chars.at(start), chars.at(end)), *word);
+                out.set_text(strings.len() as u32);
                 strings.push(text[start..end].to_string());
                 *word += 1;
                 continue;
@@ -154,6 +260,7 @@ impl Pipeline {
                 if let Some(id) = id {
                     let (start, end) = piece.original_range(0, piece.normalized().len());
                     out.push(id, (chars.at(start), chars.at(end)), *word);
+                    out.set_text(strings.len() as u32);
                     strings.push(piece.normalized().to_string());
                     *word += 1;
                     continue;
@@ -173,7 +280,6 @@ impl Pipeline {
                         // piece; ids and tokens agree.)
                         let (start, end) = piece.original_range(t.start.min(len), t.end.min(len));
                         out.push(t.id, (chars.at(start), chars.at(end)), *word);
-                        strings.push(self.model.id_to_token(t.id).unwrap_or_default().to_string());
                     }
                     *word += 1;
                 }

@@ -6,14 +6,16 @@
 //! pre-tokenizer added it (`add_prefix_space`), since that space is not in the text. As HF
 //! does, the count is in characters of the token string and is applied to character offsets.
 
-use super::Part;
+use super::TextOf;
+use crate::postprocess::Encoding;
 
 fn is_space(c: char) -> bool {
     c == 'Ġ' || c.is_whitespace()
 }
 
-pub fn trim_offsets(part: &mut Part, add_prefix_space: bool) {
-    for (i, (tok, token)) in part.enc.toks.iter_mut().zip(&part.tokens).enumerate() {
+pub fn trim_offsets(enc: &mut Encoding, add_prefix_space: bool, text: TextOf<'_>) {
+    for (i, tok) in enc.toks.iter_mut().enumerate() {
+        let token = text(tok);
         let mut leading = token.chars().take_while(|&c| is_space(c)).count() as u32;
         let trailing = token.chars().rev().take_while(|&c| is_space(c)).count() as u32;
         let (start, end) = &mut tok.offsets;

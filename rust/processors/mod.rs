@@ -14,16 +14,12 @@ mod byte_level;
 use crate::error::{Error, Result};
 use crate::formats::hf_wordpiece::{parse_post, render_post};
 use crate::formats::json_fields::Fields;
-use crate::postprocess::{Encoding, NO_WORD};
 pub use crate::postprocess::{Piece, Template};
+use crate::postprocess::{Token, Windows};
 use serde_json::{json, Value};
 
-/// One sequence being post-processed: its tokens and their strings.
-#[derive(Clone, Debug, Default)]
-pub struct Part {
-    pub enc: Encoding,
-    pub tokens: Vec<String>,
-}
+/// A token's string, as the pipeline running the stage knows it.
+pub type TextOf<'a> = &'a dyn Fn(&Token) -> String;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Processor {
@@ -62,8 +58,27 @@ impl Processor {
         }
     }
 
-    /// The sequences after this processor (see the module doc).
-    pub fn process(&self, mut parts: Vec<Part>, add_special_tokens: bool) -> Vec<Part> {
+    /// The string of a token this processor adds (by id; the first special that has it).
+    pub fn special_string(&self, id: u32) -> Option<String> {
+        match self {
+            Processor::Template(t) => t.string_of(id),
+            Processor::ByteLevel { .. } => None,
+            Processor::Roberta { sep, cls, .. } => [cls, sep]
+                .into_iter()
+                .find(|(_, i)| *i == id)
+                .map(|(s, _)| s.clone()),
+            Processor::Sequence(ps) => ps.iter().find_map(|p| p.special_string(id)),
+        }
+    }
+
+    /// The sequences (each with its overflowing windows) after this processor (see the
+    /// module doc); `text` gives a token's string.
+    pub fn process(
+        &self,
+        mut parts: Vec<Windows>,
+        add_special_tokens: bool,
+        text: TextOf<'_>,
+    ) -> Vec<Windows> {
         match self {
             Processor::Template(t) => apply_template(t, parts, add_special_tokens),
             Processor::ByteLevel {
@@ -72,14 +87,14 @@ impl Processor {
                 ..
             } => {
                 if *trim_offsets {
-                    for p in &mut parts {
-                        byte_level::trim_offsets(p, *add_prefix_space);
+                    for w in &mut parts {
+                        trim_windows(w, *add_prefix_space, text);
                     }
                 }
                 // HF's ByteLevel also numbers the sequences it is given, every token of each
                 // (so after a template, the template's tokens get sequence 0 too).
-                for (i, p) in (0u32..).zip(&mut parts) {
-                    for t in &mut p.enc.toks {
+                for (i, w) in (0u32..).zip(&mut parts) {
+                    for t in &mut w.enc.toks {
                         t.sequence = i;
                     }
                 }
@@ -92,23 +107,27 @@ impl Processor {
                 add_prefix_space,
             } => {
                 if *trim_offsets {
-                    for p in &mut parts {
-                        byte_level::trim_offsets(p, *add_prefix_space);
-                    }
-                }
-                for p in &mut parts {
-                    for t in &mut p.enc.toks {
-                        t.type_id = 0;
+                    for w in &mut parts {
+                        trim_windows(w, *add_prefix_space, text);
                     }
                 }
                 if !add_special_tokens {
+                    for w in &mut parts {
+                        for t in &mut w.enc.toks {
+                            t.type_id = 0;
+                        }
+                    }
                     return parts;
+                }
+                // Every window too: HF's Roberta builds the windows' type ids as zeros.
+                for w in &mut parts {
+                    w.set_type_ids(0);
                 }
                 apply_template(&roberta_template(sep, cls), parts, true)
             }
             Processor::Sequence(ps) => {
                 for p in ps {
-                    parts = p.process(parts, add_special_tokens);
+                    parts = p.process(parts, add_special_tokens, text);
                 }
                 parts
             }
@@ -202,9 +221,10 @@ fn roberta_template(sep: &(String, u32), cls: &(String, u32)) -> Template {
     }
 }
 
-/// The sequences joined by `t` into one (with `add_special_tokens` false only its type ids).
-/// More than two sequences cannot come from an encode call; the extra ones are joined after.
-fn apply_template(t: &Template, parts: Vec<Part>, add_special_tokens: bool) -> Vec<Part> {
+/// The sequences joined by `t` into one (with `add_special_tokens` false only its type ids),
+/// overflowing windows combined as HF combines them. More than two sequences cannot come from
+/// an encode call; any extra ones are left after it.
+fn apply_template(t: &Template, parts: Vec<Windows>, add_special_tokens: bool) -> Vec<Windows> {
     let t = if add_special_tokens {
         t.clone()
     } else {
@@ -213,41 +233,23 @@ fn apply_template(t: &Template, parts: Vec<Part>, add_special_tokens: bool) -> V
     let mut parts = parts.into_iter();
     let a = parts.next().unwrap_or_default();
     let b = parts.next();
-    let rest: Vec<Part> = parts.collect();
-    let mut out = Part::default();
-    t.apply(&a.enc, b.as_ref().map(|b| &b.enc), &mut out.enc);
-    let mut added = t.added_strings(b.is_some()).into_iter();
-    let mut from_a = a.tokens.into_iter();
-    let mut from_b = b.map(|b| b.tokens).unwrap_or_default().into_iter();
-    out.tokens = out
-        .enc
-        .toks
-        .iter()
-        .map(|tok| {
-            let next = if tok.word == NO_WORD {
-                added.next()
-            } else if tok.sequence == 0 {
-                from_a.next()
-            } else {
-                from_b.next()
-            };
-            next.unwrap_or_default()
-        })
-        .collect();
-    let mut all = vec![out];
-    all.extend(rest);
+    let mut all = vec![t.apply_windows(a, b)];
+    all.extend(parts);
     all
 }
 
-/// The sequences one after the other (HF's merge at the end of the stage).
-pub fn join(parts: Vec<Part>) -> Part {
-    let mut parts = parts.into_iter();
-    let mut out = parts.next().unwrap_or_default();
-    for p in parts {
-        out.enc.extend_from(&p.enc, None, None);
-        out.tokens.extend(p.tokens);
+fn trim_windows(w: &mut Windows, add_prefix_space: bool, text: TextOf<'_>) {
+    byte_level::trim_offsets(&mut w.enc, add_prefix_space, text);
+    for o in &mut w.overflow {
+        byte_level::trim_offsets(&mut o.enc, add_prefix_space, text);
     }
-    out
+}
+
+/// The sequences one after the other (HF's merge at the end of the stage).
+pub fn join(parts: Vec<Windows>) -> Windows {
+    let mut parts = parts.into_iter();
+    let first = parts.next().unwrap_or_default();
+    parts.fold(first, |all, w| all.merge(&w))
 }
 
 /// One item of HF's template syntax: `$A`, `$B`, `$` (A), `$A:1`, `$1` (A with type id 1), or a

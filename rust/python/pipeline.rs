@@ -9,8 +9,8 @@ use super::pre_tokenizers::PyPreTokenizer;
 use super::to_py;
 use crate::added_tokens::{AddedToken, AddedVocabulary};
 use crate::models::{word_piece, Bpe, BpeOptions, Model, WordLevel};
-use crate::pipeline::{Input, Pipeline};
-use crate::postprocess::{Encoding, NO_WORD};
+use crate::pipeline::{Encoded, Input, Pipeline, PAD_TEXT};
+use crate::postprocess::{Encoding, Padding, Truncation, TruncationStrategy, Windows, NO_WORD};
 use crate::processors::{self, Processor, Template};
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -235,7 +235,8 @@ impl PyProcessor {
 }
 
 /// One result as lists: ids, tokens, type ids, (start, end) character offsets, word indexes
-/// and sequence indexes (None for the template's tokens), and the special-tokens mask.
+/// and sequence indexes (None for the template's and padding tokens), the special-tokens mask
+/// and the attention mask.
 type Lists = (
     Vec<u32>,
     Vec<String>,
@@ -244,19 +245,97 @@ type Lists = (
     Vec<Option<u32>>,
     Vec<Option<u32>>,
     Vec<u8>,
+    Vec<u8>,
 );
 
-fn lists((e, tokens): (Encoding, Vec<String>)) -> Lists {
+/// A result and its overflowing windows (which may have their own), in pre-order, each with
+/// the index of its parent (-1 for the result itself).
+type Tree = Vec<(i64, Lists)>;
+
+fn lists(p: &Pipeline, e: &Encoding, strings: &[String]) -> Lists {
     let some = |x: u32| (x != NO_WORD).then_some(x);
     (
         e.toks.iter().map(|t| t.id).collect(),
-        tokens,
+        e.toks.iter().map(|t| p.token_string(t, strings)).collect(),
         e.toks.iter().map(|t| t.type_id).collect(),
         e.toks.iter().map(|t| t.offsets).collect(),
         e.toks.iter().map(|t| some(t.word)).collect(),
         e.toks.iter().map(|t| some(t.sequence)).collect(),
         e.toks.iter().map(|t| (t.word == NO_WORD) as u8).collect(),
+        e.toks.iter().map(|t| (t.text != PAD_TEXT) as u8).collect(),
     )
+}
+
+fn tree(p: &Pipeline, e: &Encoded) -> Tree {
+    fn walk(p: &Pipeline, w: &Windows, parent: i64, strings: &[String], out: &mut Tree) {
+        let me = out.len() as i64;
+        out.push((parent, lists(p, &w.enc, strings)));
+        for o in &w.overflow {
+            walk(p, o, me, strings, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(p, &e.main, -1, &e.strings, &mut out);
+    out
+}
+
+/// Truncation as Python passes it: max_length, stride, strategy, direction.
+type TruncationArgs = (usize, usize, String, String);
+/// Padding as Python passes it: length, pad_to_multiple_of, direction, pad_id, pad_type_id,
+/// pad_token.
+type PaddingArgs = (Option<usize>, Option<usize>, String, u32, u32, String);
+
+fn left(direction: &str) -> PyResult<bool> {
+    match direction {
+        "left" => Ok(true),
+        "right" => Ok(false),
+        other => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "direction must be \"left\" or \"right\", got {other:?}"
+        ))),
+    }
+}
+
+fn truncation_of(
+    (max_length, stride, strategy, direction): TruncationArgs,
+) -> PyResult<Truncation> {
+    let strategy = match strategy.as_str() {
+        "longest_first" => TruncationStrategy::LongestFirst,
+        "only_first" => TruncationStrategy::OnlyFirst,
+        "only_second" => TruncationStrategy::OnlySecond,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "strategy must be longest_first, only_first or only_second, got {other:?}"
+            )))
+        }
+    };
+    Ok(Truncation {
+        max_length,
+        strategy,
+        stride,
+        left: left(&direction)?,
+    })
+}
+
+fn padding_of(
+    (length, multiple_of, direction, pad_id, pad_type_id, pad_token): PaddingArgs,
+) -> PyResult<Padding> {
+    for (what, n) in [("length", length), ("pad_to_multiple_of", multiple_of)] {
+        if n.is_some_and(|n| n > Padding::MAX_LENGTH) {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "padding {what} {} is more than the limit of {} tokens",
+                n.unwrap_or_default(),
+                Padding::MAX_LENGTH
+            )));
+        }
+    }
+    Ok(Padding {
+        length,
+        multiple_of,
+        left: left(&direction)?,
+        pad_id,
+        pad_type_id,
+        pad_token,
+    })
 }
 
 /// An added token as Python passes it: id, content, single_word, lstrip, rstrip, normalized,
@@ -315,7 +394,8 @@ pub struct PyPipeline {
 #[pymethods]
 impl PyPipeline {
     #[new]
-    #[pyo3(signature = (model, normalizer=None, pre_tokenizer=None, post_processor=None, decoder=None, added_tokens=Vec::new()))]
+    #[pyo3(signature = (model, normalizer=None, pre_tokenizer=None, post_processor=None, decoder=None, added_tokens=Vec::new(), truncation=None, padding=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         model: PyRef<'_, PyModel>,
         normalizer: Option<PyRef<'_, PyNormalizer>>,
@@ -323,6 +403,8 @@ impl PyPipeline {
         post_processor: Option<PyRef<'_, PyProcessor>>,
         decoder: Option<PyRef<'_, PyDecoder>>,
         added_tokens: Vec<AddedTuple>,
+        truncation: Option<TruncationArgs>,
+        padding: Option<PaddingArgs>,
     ) -> PyResult<Self> {
         let inner = Pipeline {
             added: Default::default(),
@@ -331,6 +413,8 @@ impl PyPipeline {
             model: model.inner.clone(),
             post_processor: post_processor.map(|p| p.inner.clone()),
             decoder: decoder.map(|d| d.inner.clone()),
+            truncation: truncation.map(truncation_of).transpose()?,
+            padding: padding.map(padding_of).transpose()?,
         }
         .with_added(added_tokens.into_iter().map(added_of).collect())
         .map_err(to_py)?;
@@ -352,6 +436,37 @@ impl PyPipeline {
         (all.iter().map(tuple_of).collect(), n)
     }
 
+    fn truncation(&self) -> Option<TruncationArgs> {
+        self.inner.truncation.as_ref().map(|t| {
+            let strategy = match t.strategy {
+                TruncationStrategy::LongestFirst => "longest_first",
+                TruncationStrategy::OnlyFirst => "only_first",
+                TruncationStrategy::OnlySecond => "only_second",
+            };
+            let direction = if t.left { "left" } else { "right" };
+            (
+                t.max_length,
+                t.stride,
+                strategy.to_string(),
+                direction.to_string(),
+            )
+        })
+    }
+
+    fn padding(&self) -> Option<PaddingArgs> {
+        self.inner.padding.as_ref().map(|p| {
+            let direction = if p.left { "left" } else { "right" };
+            (
+                p.length,
+                p.multiple_of,
+                direction.to_string(),
+                p.pad_id,
+                p.pad_type_id,
+                p.pad_token.clone(),
+            )
+        })
+    }
+
     fn added_tokens(&self) -> Vec<AddedTuple> {
         self.inner.added.tokens().iter().map(tuple_of).collect()
     }
@@ -363,20 +478,21 @@ impl PyPipeline {
         text: PyInput,
         pair: Option<PyInput>,
         add_special_tokens: bool,
-    ) -> PyResult<Lists> {
-        let e = py
-            .allow_threads(|| {
-                self.inner.encode_with_tokens(
-                    text.as_input(),
-                    pair.as_ref().map(PyInput::as_input),
-                    add_special_tokens,
-                )
-            })
-            .map_err(to_py)?;
-        Ok(lists(e))
+    ) -> PyResult<Tree> {
+        let p = &self.inner;
+        py.allow_threads(|| {
+            let e = p.encode_full(
+                text.as_input(),
+                pair.as_ref().map(PyInput::as_input),
+                add_special_tokens,
+            )?;
+            Ok(tree(p, &e))
+        })
+        .map_err(to_py)
     }
 
-    /// Each input is a sequence and an optional pair.
+    /// Each input is a sequence and an optional pair; padded to the batch's longest when
+    /// padding is on.
     #[pyo3(signature = (inputs, add_special_tokens=true, num_threads=0))]
     fn encode_batch(
         &self,
@@ -384,21 +500,27 @@ impl PyPipeline {
         inputs: Vec<(PyInput, Option<PyInput>)>,
         add_special_tokens: bool,
         num_threads: usize,
-    ) -> PyResult<Vec<Lists>> {
-        let run = || -> crate::error::Result<Vec<Lists>> {
+    ) -> PyResult<Vec<Tree>> {
+        let p = &self.inner;
+        let run = || -> crate::error::Result<Vec<Tree>> {
             crate::pool::install(num_threads, || {
-                inputs
+                let mut all: Vec<Encoded> = inputs
                     .par_iter()
-                    .map(|(t, p)| {
-                        self.inner
-                            .encode_with_tokens(
-                                t.as_input(),
-                                p.as_ref().map(PyInput::as_input),
-                                add_special_tokens,
-                            )
-                            .map(lists)
+                    .map(|(t, b)| {
+                        p.encode_full(
+                            t.as_input(),
+                            b.as_ref().map(PyInput::as_input),
+                            add_special_tokens,
+                        )
                     })
-                    .collect()
+                    .collect::<crate::error::Result<_>>()?;
+                if let Some(pad) = &p.padding {
+                    let longest = all.iter().map(|e| e.main.enc.len()).max().unwrap_or(0);
+                    let target = pad.target(longest);
+                    all.par_iter_mut()
+                        .for_each(|e| p.pad(&mut e.main, target, e.lone));
+                }
+                Ok(all.par_iter().map(|e| tree(p, e)).collect())
             })?
         };
         py.allow_threads(run).map_err(to_py)

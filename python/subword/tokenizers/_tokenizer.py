@@ -34,9 +34,12 @@ class Encoding:
         "attention_mask",
         "special_tokens_mask",
         "_pair",
+        "_overflowing",
     )
 
-    def __init__(self, ids, tokens, type_ids, offsets, word_ids, sequence_ids, special, pair):
+    def __init__(
+        self, ids, tokens, type_ids, offsets, word_ids, sequence_ids, special, attention, pair
+    ):
         self.ids = list(ids)
         self.tokens = list(tokens)
         self.type_ids = list(type_ids)
@@ -44,8 +47,20 @@ class Encoding:
         self.word_ids = list(word_ids)
         self.sequence_ids = list(sequence_ids)
         self.special_tokens_mask = list(special)
-        self.attention_mask = [1] * len(self.ids)
+        self.attention_mask = list(attention)
         self._pair = pair
+        self._overflowing: list[Encoding] = []
+
+    @classmethod
+    def _from_tree(cls, tree: list, pair: bool) -> Encoding:
+        # Pre-order, each with its parent's index: the result, then its windows.
+        made: list[Encoding] = []
+        for parent, lists in tree:
+            e = cls(*lists, pair)
+            if parent >= 0:
+                made[parent]._overflowing.append(e)
+            made.append(e)
+        return made[0]
 
     @property
     def words(self) -> list[int | None]:
@@ -57,7 +72,8 @@ class Encoding:
 
     @property
     def overflowing(self) -> list[Encoding]:
-        return []
+        """The windows truncation cut off (each ``stride`` tokens overlapping the one before)."""
+        return self._overflowing
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -117,6 +133,10 @@ class Tokenizer:
         # Added tokens as the core takes them: (id, content, single_word, lstrip, rstrip,
         # normalized, special).
         self._added: list[tuple] = []
+        # As the core takes them: (max_length, stride, strategy, direction) and (length,
+        # pad_to_multiple_of, direction, pad_id, pad_type_id, pad_token).
+        self._truncation: tuple | None = None
+        self._padding: tuple | None = None
         self._built: tuple | None = None
 
     def _core(self):
@@ -131,16 +151,90 @@ class Tokenizer:
             part(self._post_processor),
             part(self._decoder),
         )
+        settings = (self._truncation, self._padding)
         built = self._built
         if (
             built is not None
             and built[1] is self._added
+            and built[2] == settings
             and all(a is b for a, b in zip(built[0], stages))
         ):
-            return built[2]
-        core = _core.CorePipeline(*stages, self._added)
-        self._built = (stages, self._added, core)
+            return built[3]
+        core = _core.CorePipeline(*stages, self._added, *settings)
+        self._built = (stages, self._added, settings, core)
         return core
+
+    def enable_truncation(
+        self,
+        max_length: int,
+        stride: int = 0,
+        strategy: str = "longest_first",
+        direction: str = "right",
+    ) -> None:
+        """Keep at most ``max_length`` tokens (special tokens included); what is cut off is
+        in ``overflowing``, each window ``stride`` tokens overlapping the one before."""
+        for name, v in (("max_length", max_length), ("stride", stride)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"{name} must be an int >= 0, got {v!r}")
+        if strategy not in ("longest_first", "only_first", "only_second"):
+            raise ValueError(
+                f"strategy must be longest_first, only_first or only_second, got {strategy!r}"
+            )
+        if direction not in ("left", "right"):
+            raise ValueError(f'direction must be "left" or "right", got {direction!r}')
+        added = self.num_special_tokens_to_add(False)
+        # (HF's check wraps around when the special tokens are more than max_length.)
+        if added <= max_length and max_length - added < stride:
+            raise ValueError(
+                f"stride {stride} is more than the effective max length {max_length - added} "
+                f"(= {max_length} max_length - {added} added special tokens): lower the stride "
+                "or raise max_length"
+            )
+        self._truncation = (max_length, stride, strategy, direction)
+
+    def no_truncation(self) -> None:
+        self._truncation = None
+
+    @property
+    def truncation(self) -> dict | None:
+        t = self._truncation
+        if t is None:
+            return None
+        return dict(zip(("max_length", "stride", "strategy", "direction"), t))
+
+    def enable_padding(
+        self,
+        direction: str = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+        length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+    ) -> None:
+        """Pad results to ``length``, or a batch to its longest (rounded up to
+        ``pad_to_multiple_of``)."""
+        if direction not in ("left", "right"):
+            raise ValueError(f'direction must be "left" or "right", got {direction!r}')
+        for name, v in (("pad_id", pad_id), ("pad_type_id", pad_type_id)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**32:
+                raise ValueError(f"{name} must be an int in 0..2**32, got {v!r}")
+        for name, v in (("length", length), ("pad_to_multiple_of", pad_to_multiple_of)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                raise ValueError(f"{name} must be an int >= 0 or None, got {v!r}")
+        if not isinstance(pad_token, str):
+            raise TypeError(f"pad_token must be a str, got {type(pad_token).__name__}")
+        self._padding = (length, pad_to_multiple_of, direction, pad_id, pad_type_id, pad_token)
+
+    def no_padding(self) -> None:
+        self._padding = None
+
+    @property
+    def padding(self) -> dict | None:
+        p = self._padding
+        if p is None:
+            return None
+        keys = ("length", "pad_to_multiple_of", "direction", "pad_id", "pad_type_id", "pad_token")
+        return dict(zip(keys, p))
 
     def _add(self, tokens, special: bool) -> int:
         if isinstance(tokens, (str, AddedToken)):
@@ -198,8 +292,8 @@ class Tokenizer:
         p = self._post_processor
         return 0 if p is None else p.num_special_tokens_to_add(is_pair)
 
-    def _result(self, lists, pair: bool) -> Encoding:
-        return Encoding(*lists, pair)
+    def _result(self, tree, pair: bool) -> Encoding:
+        return Encoding._from_tree(tree, pair)
 
     @staticmethod
     def _sequence(value, is_pretokenized: bool, what: str):
@@ -302,6 +396,8 @@ class Tokenizer:
         tok._post_processor = wrap(post_processor, processors)
         tok._decoder = wrap(decoder, decoders)
         tok._added = core.added_tokens()
+        tok._truncation = core.truncation()
+        tok._padding = core.padding()
         return tok
 
     @classmethod
