@@ -91,7 +91,8 @@ def as_added(token, special: bool) -> AddedToken:
         return AddedToken(token, special=special)
     if isinstance(token, AddedToken):
         if special:
-            token = AddedToken(**{**token.__getstate__(), "special": True,
-                                  "normalized": token._normalized})  # fmt: skip
+            # As HF does: the caller's token becomes special (so, unless it was told
+            # otherwise, no longer normalized).
+            token.special = True
         return token
     raise TypeError(f"added tokens are str or AddedToken, got {type(token).__name__}")

@@ -64,6 +64,13 @@ class Encoding:
 
     @property
     def words(self) -> list[int | None]:
+        import warnings
+
+        warnings.warn(
+            "Encoding.words is deprecated (as in HF tokenizers): use word_ids",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.word_ids
 
     @property
@@ -351,6 +358,13 @@ class Tokenizer:
                 )
         results = self._core().encode_batch(inputs, bool(add_special_tokens))
         return [self._result(r, p is not None) for r, (_, p) in zip(results, inputs)]
+
+    def encode_batch_fast(
+        self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        """HF's ``encode_batch_fast``: ``encode_batch`` (subword computes offsets at no extra
+        cost, so this is the same call)."""
+        return self.encode_batch(input, is_pretokenized, add_special_tokens)
 
     def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
         return self._core().decode(list(ids), bool(skip_special_tokens))

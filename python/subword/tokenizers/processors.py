@@ -67,6 +67,15 @@ def _special(item: Any) -> tuple[str, list[int], list[str]]:
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
             raise TypeError(f"special token {item!r}: 'tokens' must be a list of str")
         return item["id"], [int(i) for i in ids], list(tokens)
+    if (
+        isinstance(item, (tuple, list))
+        and len(item) == 3
+        and isinstance(item[0], str)
+        and isinstance(item[1], list)
+    ):
+        # The form this class keeps (name, ids, token strings), as pickling gives it back.
+        name, ids, tokens = item
+        return _special({"id": name, "ids": ids, "tokens": tokens or []})
     name, id = _token_and_id("special_tokens", item)
     return name, [id], []
 
