@@ -405,3 +405,36 @@ def test_deepseek_file_in_the_hf_pipeline_on_corpora(deepseek_pipeline):
         assert mine.decode(ids, skip_special_tokens=skip) == hf.decode(ids, skip)
     assert mine.get_vocab_size() == hf.get_vocab_size()
     assert json.loads(mine.to_str()) == json.loads(hf.to_str())
+
+
+@pytest.fixture(scope="module", params=["llama3", "qwen2"])
+def exported_pipeline(request):
+    """Llama 3's and Qwen 2's shipped vocabularies as HF tokenizer.json files (NFC for Qwen,
+    Split + ByteLevel(use_regex=false), whole-word lookup, their specials as added tokens), as
+    subword exports them; HF loading the file is the oracle for subword.tokenizers reading it."""
+    import subword.tokenizers as sw_tokenizers
+    import tokenizers
+
+    enc = _load(request.param)
+    text = enc.to_hf_json()
+    return enc, sw_tokenizers.Tokenizer.from_str(text), tokenizers.Tokenizer.from_str(text)
+
+
+@given(text=textgen.texts)
+@settings(max_examples=N // 4, deadline=None)
+def test_exported_open_models_in_the_hf_pipeline_are_hfs(exported_pipeline, text):
+    enc, mine, hf = exported_pipeline
+    got, want = mine.encode(text), hf.encode(text)
+    assert _hf_view(got) == _hf_view(want)
+    assert got.ids == enc.encode(text, allowed_special="all")
+
+
+def test_exported_open_models_in_the_hf_pipeline_on_corpora(exported_pipeline):
+    enc, mine, hf = exported_pipeline
+    lines = ["<|begin_of_text|>Hi <|im_start|>x<|im_end|> 12345"]
+    for path in refdata.corpora_files():
+        lines += [x for x in path.read_text(encoding="utf-8").splitlines() if x.strip()][:200]
+    for line in lines:
+        assert _hf_view(mine.encode(line)) == _hf_view(hf.encode(line)), line
+    ids = hf.encode(" ".join(lines[:30])).ids
+    assert mine.decode(ids) == hf.decode(ids)
