@@ -1,10 +1,11 @@
 """``subword.tokenizers``: HF ``tokenizers``' module layout over subword's Rust core.
 
 Being built component by component (issue 11); what is here behaves as HF's does, checked
-against HF's package in the tests. So far: ``normalizers``, the cutting ``pre_tokenizers``,
-``decoders``, ``models`` (WordLevel, WordPiece), the template ``processors``, ``Regex``, and
-``Tokenizer`` composing them (the Rust pipeline,
-``rust/pipeline/``).
+against HF's package in the tests: ``normalizers``, ``pre_tokenizers``, ``decoders``,
+``models`` (BPE, WordLevel, WordPiece), ``processors`` (templates, Roberta, ByteLevel,
+Sequence), ``AddedToken``, ``Regex``, and ``Tokenizer`` composing them in the Rust pipeline
+(``rust/pipeline/``: added tokens, truncation, padding, tokenizer.json both ways). Not yet:
+``trainers``, ``implementations``, ``Unigram``, ``DecodeStream``.
 """
 
 from __future__ import annotations
