@@ -355,25 +355,6 @@ impl Template {
             })
     }
 
-    /// The token strings of the tokens the template adds, in order (see [`Template::strings`]).
-    pub fn added_strings(&self, pair: bool) -> Vec<String> {
-        let t = if pair { &self.pair } else { &self.single };
-        let mut out = Vec::new();
-        for p in t {
-            if let Piece::Special(name, _) = p {
-                let Some(k) = self.specials.iter().position(|(n, _)| n == name) else {
-                    continue;
-                };
-                let n = self.specials[k].1.len();
-                match self.strings.get(k).filter(|s| s.len() == n) {
-                    Some(strings) => out.extend(strings.iter().cloned()),
-                    None => out.extend(std::iter::repeat_n(name.clone(), n)),
-                }
-            }
-        }
-        out
-    }
-
     /// How many tokens the template adds.
     pub fn added(&self, pair: bool) -> usize {
         let t = if pair { &self.pair } else { &self.single };

@@ -4,6 +4,7 @@
 
 use crate::bert::BertNormalizer;
 use crate::error::{Error, Result};
+use crate::formats::json_fields::Fields;
 use crate::postprocess::{Padding, Piece, Template, Truncation, TruncationStrategy};
 use crate::wordpiece::pipeline::{AddedToken, WordPieceDecoder, WordPieceTokenizer};
 use crate::wordpiece::WordPiece;
@@ -210,23 +211,14 @@ fn finish_parse(
 }
 
 pub fn parse_post(p: &Value, origin: &str) -> Result<Template> {
-    let pair_of = |key: &str| -> Result<(String, u32)> {
-        let v = p.get(key).and_then(Value::as_array);
-        match v.map(|v| v.as_slice()) {
-            Some([Value::String(s), Value::Number(n)]) => Ok((
-                s.clone(),
-                n.as_u64()
-                    .and_then(|x| u32::try_from(x).ok())
-                    .ok_or_else(|| bad(origin, format!("BertProcessing {key} id is not a u32")))?,
-            )),
-            _ => Err(bad(
-                origin,
-                format!("BertProcessing needs {key}: [token, id]"),
-            )),
-        }
-    };
     match kind(p) {
-        "BertProcessing" => Ok(Template::bert(pair_of("cls")?, pair_of("sep")?)),
+        "BertProcessing" => {
+            let (f, _) = Fields::of(p, origin, "post-processor")?;
+            Ok(Template::bert(
+                f.token_and_id("cls")?,
+                f.token_and_id("sep")?,
+            ))
+        }
         "TemplateProcessing" => {
             let pieces = |key: &str| -> Result<Vec<Piece>> {
                 let list = p

@@ -83,6 +83,28 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// A `[token, id]` field (BertProcessing's and RobertaProcessing's `cls` and `sep`).
+    pub fn token_and_id(&self, key: &str) -> Result<(String, u32)> {
+        match self
+            .obj
+            .get(key)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
+            Some([Value::String(s), Value::Number(n)]) => match n.as_u64() {
+                Some(id) if id <= u32::MAX as u64 => Ok((s.clone(), id as u32)),
+                _ => Err(Error::invalid(format!(
+                    "{}: the id must be an integer in 0..2**32, got {n}",
+                    self.at(key)
+                ))),
+            },
+            _ => Err(Error::invalid(format!(
+                "{}: expected [token, id]",
+                self.at(key)
+            ))),
+        }
+    }
+
     /// A list field's items, each with its path.
     pub fn list(&self, key: &str) -> Result<Vec<(&'a Value, String)>> {
         let items =

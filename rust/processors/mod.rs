@@ -87,9 +87,7 @@ impl Processor {
                 ..
             } => {
                 if *trim_offsets {
-                    for w in &mut parts {
-                        trim_windows(w, *add_prefix_space, text);
-                    }
+                    trim_all(&mut parts, *add_prefix_space, text);
                 }
                 // HF's ByteLevel also numbers the sequences it is given, every token of each
                 // (so after a template, the template's tokens get sequence 0 too).
@@ -107,9 +105,7 @@ impl Processor {
                 add_prefix_space,
             } => {
                 if *trim_offsets {
-                    for w in &mut parts {
-                        trim_windows(w, *add_prefix_space, text);
-                    }
+                    trim_all(&mut parts, *add_prefix_space, text);
                 }
                 if !add_special_tokens {
                     for w in &mut parts {
@@ -136,18 +132,6 @@ impl Processor {
 
     pub fn from_json(v: &Value, path: &str) -> Result<Self> {
         let (f, kind) = Fields::of(v, path, "post-processor")?;
-        let pair_field = |key: &str| -> Result<(String, u32)> {
-            match f.get(key).and_then(Value::as_array).map(Vec::as_slice) {
-                Some([Value::String(s), Value::Number(n)]) => match n.as_u64() {
-                    Some(id) if id <= u32::MAX as u64 => Ok((s.clone(), id as u32)),
-                    _ => Err(Error::invalid(format!("{}: bad id {n}", f.at(key)))),
-                },
-                _ => Err(Error::invalid(format!(
-                    "{}: expected [token, id]",
-                    f.at(key)
-                ))),
-            }
-        };
         Ok(match kind {
             "TemplateProcessing" | "BertProcessing" => Processor::Template(parse_post(v, path)?),
             "ByteLevel" => Processor::ByteLevel {
@@ -156,8 +140,8 @@ impl Processor {
                 use_regex: f.flag("use_regex", true)?,
             },
             "RobertaProcessing" => Processor::Roberta {
-                sep: pair_field("sep")?,
-                cls: pair_field("cls")?,
+                sep: f.token_and_id("sep")?,
+                cls: f.token_and_id("cls")?,
                 trim_offsets: f.flag("trim_offsets", true)?,
                 add_prefix_space: f.flag("add_prefix_space", true)?,
             },
@@ -238,10 +222,13 @@ fn apply_template(t: &Template, parts: Vec<Windows>, add_special_tokens: bool) -
     all
 }
 
-fn trim_windows(w: &mut Windows, add_prefix_space: bool, text: TextOf<'_>) {
-    byte_level::trim_offsets(&mut w.enc, add_prefix_space, text);
-    for o in &mut w.overflow {
-        byte_level::trim_offsets(&mut o.enc, add_prefix_space, text);
+/// Every sequence's offsets trimmed, and those of its overflowing windows (one level, as HF).
+fn trim_all(parts: &mut [Windows], add_prefix_space: bool, text: TextOf<'_>) {
+    for w in parts {
+        byte_level::trim_offsets(&mut w.enc, add_prefix_space, text);
+        for o in &mut w.overflow {
+            byte_level::trim_offsets(&mut o.enc, add_prefix_space, text);
+        }
     }
 }
 
