@@ -17,13 +17,13 @@
 //! piece with its owner's encoder gives (entries are only written from that result). Tables are
 //! per encoder (`owner`), at most [`OWNERS`] per thread, least recently used dropped first.
 //!
-//! A second level (`shared_cache.rs`, one 8 MB table per encoder shared by all threads) keeps
+//! A second level (`shared_cache.rs`, one table of 8–32 MB per encoder shared by all threads) keeps
 //! what the first evicts and what other threads encoded: a piece coming back then costs one L3
 //! read instead of a merge, whose pair-table lookups miss the cache too.
 //!
 //! Downside: a piece with more than seven ids, or longer than 31 bytes, is never cached here; a
 //! thread that alternates between more than four encoders keeps rebuilding tables; each encoder
-//! costs 1 MB per thread that ran it plus its shared 8 MB.
+//! costs 1 MB per thread that ran it plus its shared 8–32 MB.
 
 use super::shared_cache::{self, SharedCache, Words};
 use crate::error::Result;
@@ -149,20 +149,29 @@ const fn key_masks() -> [(Key, Key); 32] {
     t
 }
 
+/// A product's high bits depend on all of its input's bits, its low bits only on the low
+/// ones; the shift folds high into low, so the second level's bits (below the first's) are
+/// as mixed as the first's. Without it, pieces sharing their first four bytes and length
+/// shared a second-level way, and en_webster ran 10% slower.
 #[inline(always)]
 fn hash(key: &Key) -> u64 {
     let x = (key[0] as u64) ^ ((key[0] >> 64) as u64).rotate_left(29);
     let y = (key[1] as u64).rotate_left(13) ^ ((key[1] >> 64) as u64).rotate_left(47);
-    (x ^ y).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    let h = (x ^ y).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^ (h >> 32)
 }
 
-/// The slots of a key's hash in the two levels.
+/// The slots of a key's hash in the two levels: the top bits for the first, the bits below
+/// them for the second (independent, so pieces that share a first-level slot are spread over
+/// the second).
 #[inline(always)]
 fn slots(key: &Key) -> (usize, usize) {
+    const SECOND: u32 = 2 * shared_cache::MAX_BITS;
+    const _: () = assert!(BITS + SECOND <= 64);
     let h = hash(key);
     (
         (h >> (64 - BITS)) as usize,
-        (h >> (64 - 2 * shared_cache::BITS)) as usize,
+        ((h >> (64 - BITS - SECOND)) & ((1 << SECOND) - 1)) as usize,
     )
 }
 

@@ -1,10 +1,10 @@
 //! The second level of the piece cache: one table per encoder, shared by every thread.
 //!
 //! Idea: the first level (`hot.rs`) is private to a thread and small enough for L2; what it
-//! evicts, and what other threads have already encoded, waits here, in one 8 MB table per
-//! encoder instead of one per thread. Threads then warm each other up (the second core of a
-//! long text or a batch no longer starts from an empty cache), and memory does not grow with
-//! the thread count.
+//! evicts, and what other threads have already encoded, waits here, in one table per encoder
+//! instead of one per thread. Threads then warm each other up (the second core of a long text
+//! or a batch no longer starts from an empty cache), and memory does not grow with the thread
+//! count.
 //!
 //! Each slot is a sequence lock over eight atomic words: the piece's key (four words), seven
 //! ids, and a version in the top half of the last word. A writer takes the slot by moving the
@@ -19,23 +19,35 @@
 //! first in, first out). Direct-mapped, en_docs' 60 K distinct pieces in 128 K slots evicted
 //! each other often enough to miss 1.6% of lookups; with two neighbouring slots, 0.6%.
 //!
+//! It grows with the text's vocabulary. It starts using the first 128 K slots (8 MB) of one
+//! allocation of 512 K (32 MB) whose pages the OS hands out zeroed on first touch, so a small
+//! job costs only the pages it touched. Once its stores have evicted as many entries as half
+//! its slots (the pieces in use no longer fit), it uses all of them. A dictionary has
+//! more distinct words than 128 K slots keep: re-merging the evicted ones halved en_webster's
+//! throughput, and o200k on Chinese/Russian/German ran at 0.4 of what 512 K slots give.
+//! Growing moves nothing: entries carry their keys, so one left where the wider mask no longer
+//! looks is never returned for another piece; it is overwritten like any other.
+//!
 //! Invariants: a stored entry is exactly what its writer's encoder gave for its key (as in the
 //! first level); a slot whose key words are 0 is empty (no piece's key is 0).
 //!
 //! Downside: the version is 32 bits, so a reader stalled while a single slot is rewritten 2³¹
 //! times could accept a torn copy; a slot shared by two hot pieces ping-pongs between writers
-//! and its line between cores.
+//! and its line between cores; a long-running process that once met a large vocabulary keeps
+//! its 32 MB per encoder.
 
-use std::sync::atomic::{fence, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 
-/// Slots: 128 K × 64 B = 8 MB.
-pub const BITS: u32 = 17;
-const MASK: usize = (1 << BITS) - 1;
+/// Slots at most: 512 K × 64 B = 32 MB. Callers pass `2 * MAX_BITS` bits of hash.
+pub const MAX_BITS: u32 = 19;
+/// Slots used until the table grows: 128 K × 64 B = 8 MB.
+const START_BITS: u32 = 17;
 
-/// A key's two slots, from the `2 * BITS` bits of hash the caller passes.
+/// A key's two slots, from the `2 * MAX_BITS` bits of hash `s`, among the first `1 << bits`.
 #[inline(always)]
-fn ways(s: usize) -> (usize, usize) {
-    ((s >> BITS) & MASK, s & MASK)
+fn ways(s: usize, bits: u32) -> (usize, usize) {
+    let mask = (1 << bits) - 1;
+    ((s >> MAX_BITS) & mask, s & mask)
 }
 
 /// A slot's eight words, as stored.
@@ -45,14 +57,29 @@ pub type Words = [u64; 8];
 #[derive(Default)]
 struct Slot([AtomicU64; 8]);
 
+/// A counter on its own cache line: `bits` is read on every lookup and must not share a line
+/// with a counter every eviction writes.
+#[repr(align(128))]
+#[derive(Default)]
+struct Line<T>(T);
+
 pub struct SharedCache {
     slots: Box<[Slot]>,
+    /// How many of `slots` are in use: the first `1 << bits`.
+    bits: Line<AtomicU32>,
+    /// Entries overwritten by another key since the table last grew.
+    evictions: Line<AtomicU64>,
 }
 
 impl Default for SharedCache {
     fn default() -> Self {
+        // SAFETY: a slot is eight `AtomicU64`s, for which all-zero bytes are a valid value (0);
+        // zeroed memory of this size comes straight from the OS, untouched until used.
+        let slots = unsafe { Box::<[Slot]>::new_zeroed_slice(1 << MAX_BITS).assume_init() };
         SharedCache {
-            slots: (0..1usize << BITS).map(|_| Slot::default()).collect(),
+            slots,
+            bits: Line(AtomicU32::new(START_BITS)),
+            evictions: Line::default(),
         }
     }
 }
@@ -64,7 +91,7 @@ impl SharedCache {
     /// Ask for the cache lines of the two slots of hash bits `s` ahead of their use.
     #[inline(always)]
     pub fn prefetch(&self, s: usize) {
-        let (i, j) = ways(s);
+        let (i, j) = ways(s, self.bits());
         super::hot::prefetch_line(&self.slots[i]);
         super::hot::prefetch_line(&self.slots[j]);
     }
@@ -73,8 +100,21 @@ impl SharedCache {
     /// version half of the last word is cleared in the copy.
     #[inline(always)]
     pub fn load(&self, s: usize, key: [u64; 4]) -> Option<Words> {
-        let (i, j) = ways(s);
+        let (i, j) = ways(s, self.bits());
         self.load_slot(i, key).or_else(|| self.load_slot(j, key))
+    }
+
+    /// How many slots are in use, as bits. Relaxed: a stale value only picks other slots, and
+    /// every slot's key is checked.
+    #[inline(always)]
+    fn bits(&self) -> u32 {
+        self.bits.0.load(Ordering::Relaxed)
+    }
+
+    /// How many of the slots are in use.
+    #[cfg(test)]
+    fn slots_in_use(&self) -> usize {
+        1 << self.bits()
     }
 
     #[inline(always)]
@@ -100,18 +140,37 @@ impl SharedCache {
     /// (see the module doc), unless another thread is writing the chosen one right now.
     #[inline(always)]
     pub fn store(&self, s: usize, words: &Words) {
-        let (i, j) = ways(s);
+        let bits = self.bits();
+        let (i, j) = ways(s, bits);
         let (a, b) = (&self.slots[i].0, &self.slots[j].0);
         let taken = |w: &[AtomicU64; 8]| w[0].load(Ordering::Relaxed) != 0;
         let version = |w: &[AtomicU64; 8]| w[7].load(Ordering::Relaxed) >> VERSION_SHIFT;
-        let way = if !taken(a) || key_of(a) == words[..4] {
-            i
-        } else if !taken(b) || key_of(b) == words[..4] || version(b) < version(a) {
-            j
+        let (way, evicts) = if !taken(a) || key_of(a) == words[..4] {
+            (i, false)
+        } else if !taken(b) || key_of(b) == words[..4] {
+            (j, false)
         } else {
-            i
+            (if version(b) < version(a) { j } else { i }, true)
         };
         self.store_slot(way, words);
+        if evicts && bits < MAX_BITS {
+            self.count_eviction(bits);
+        }
+    }
+
+    /// Grow once the evictions since the last growth reach half the slots in use.
+    #[cold]
+    fn count_eviction(&self, bits: u32) {
+        let n = self.evictions.0.fetch_add(1, Ordering::Relaxed) + 1;
+        if n >= 1 << (bits - 1)
+            && self
+                .bits
+                .0
+                .compare_exchange(bits, MAX_BITS, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.evictions.0.store(0, Ordering::Relaxed);
+        }
     }
 
     #[inline(always)]
@@ -172,13 +231,13 @@ mod tests {
     fn store_then_load_and_a_key_mismatch() {
         let c = SharedCache::default();
         let w = words_of(42);
-        let s = 5 << BITS | 9;
+        let s = 5 << MAX_BITS | 9;
         c.store(s, &w);
         assert_eq!(c.load(s, [42, 43, 40, 41]), Some(w));
         assert_eq!(c.load(s, [42, 43, 40, 0]), None);
-        assert_eq!(c.load(6 << BITS | 7, [42, 43, 40, 41]), None);
+        assert_eq!(c.load(6 << MAX_BITS | 7, [42, 43, 40, 41]), None);
         // Either slot finds it: another key's pair that shares one of them.
-        assert_eq!(c.load(5 << BITS | 100, [42, 43, 40, 41]), Some(w));
+        assert_eq!(c.load(5 << MAX_BITS | 100, [42, 43, 40, 41]), Some(w));
     }
 
     #[test]
@@ -186,7 +245,7 @@ mod tests {
         let c = SharedCache::default();
         let key = |w: &Words| [w[0], w[1], w[2], w[3]];
         let (x, y, z) = (words_of(7), words_of(8), words_of(9));
-        let s = 10 << BITS | 20;
+        let s = 10 << MAX_BITS | 20;
         c.store(s, &x);
         c.store(s, &y);
         assert_eq!(c.load(s, key(&x)), Some(x));
@@ -196,6 +255,46 @@ mod tests {
         assert_eq!(c.load(s, key(&x)), Some(x));
         assert_eq!(c.load(s, key(&y)), None);
         assert_eq!(c.load(s, key(&z)), Some(z));
+    }
+
+    #[test]
+    fn it_grows_once_evictions_reach_half_its_slots_and_never_answers_wrong() {
+        let c = SharedCache::default();
+        let key = |w: &Words| [w[0], w[1], w[2], w[3]];
+        // A key's hash bits: spread over all MAX_BITS of both ways.
+        let hash = |k: u64| (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize;
+        let start = c.slots_in_use();
+        assert_eq!(start, 1 << START_BITS);
+        // As many keys as slots in use: evictions stay well under half of them.
+        for k in 1..=start as u64 / 2 {
+            c.store(hash(k), &words_of(k));
+        }
+        assert_eq!(c.slots_in_use(), start, "grew while the keys fit");
+        let mut k = start as u64 / 2;
+        while c.slots_in_use() == start {
+            k += 1;
+            c.store(hash(k), &words_of(k));
+            assert!(k < 8 * start as u64, "never grew");
+        }
+        assert_eq!(c.slots_in_use(), 1 << MAX_BITS);
+        // Every earlier key is either found with its own words or absent.
+        for j in 1..=k {
+            if let Some(got) = c.load(hash(j), key(&words_of(j))) {
+                assert_eq!(got, words_of(j));
+            }
+        }
+        // After growing, as many keys as before fit with few losses.
+        let fresh = (1..=start as u64)
+            .map(|j| j + (1 << 40))
+            .collect::<Vec<_>>();
+        for &j in &fresh {
+            c.store(hash(j), &words_of(j));
+        }
+        let kept = fresh
+            .iter()
+            .filter(|&&j| c.load(hash(j), key(&words_of(j))) == Some(words_of(j)))
+            .count();
+        assert!(kept > start * 9 / 10, "kept {kept} of {start}");
     }
 
     #[test]
@@ -209,7 +308,8 @@ mod tests {
                     for n in 0..200_000u64 {
                         // Four slots, 64 keys: constant overwrites, reads racing writes.
                         let k = 1 + (n * 7 + t * 13) % 64;
-                        let ways_of = |k: u64| ((k % 4) as usize) << BITS | ((k / 4) % 4) as usize;
+                        let ways_of =
+                            |k: u64| ((k % 4) as usize) << MAX_BITS | ((k / 4) % 4) as usize;
                         c.store(ways_of(k), &words_of(k));
                         for probe in [k, 1 + (k * 5 + n) % 64] {
                             let w = words_of(probe);
