@@ -53,9 +53,9 @@ fn ways(s: usize, bits: u32) -> (usize, usize) {
 /// A slot's eight words, as stored.
 pub type Words = [u64; 8];
 
-#[repr(C, align(64))]
-#[derive(Default)]
-struct Slot([AtomicU64; 8]);
+/// A slot's words: 64 bytes, one cache line once the table is aligned.
+type Slot = [AtomicU64; 8];
+const SLOT_WORDS: usize = 8;
 
 /// A counter on its own cache line: `bits` is read on every lookup and must not share a line
 /// with a counter every eviction writes.
@@ -64,8 +64,10 @@ struct Slot([AtomicU64; 8]);
 struct Line<T>(T);
 
 pub struct SharedCache {
-    slots: Box<[Slot]>,
-    /// How many of `slots` are in use: the first `1 << bits`.
+    /// The slots' words, from `base` on (the first 64-byte-aligned word).
+    words: Box<[AtomicU64]>,
+    base: usize,
+    /// How many slots are in use: the first `1 << bits`.
     bits: Line<AtomicU32>,
     /// Entries overwritten by another key since the table last grew.
     evictions: Line<AtomicU64>,
@@ -73,11 +75,19 @@ pub struct SharedCache {
 
 impl Default for SharedCache {
     fn default() -> Self {
-        // SAFETY: a slot is eight `AtomicU64`s, for which all-zero bytes are a valid value (0);
-        // zeroed memory of this size comes straight from the OS, untouched until used.
-        let slots = unsafe { Box::<[Slot]>::new_zeroed_slice(1 << MAX_BITS).assume_init() };
+        // Zeroed `u64`s at their natural alignment come from `calloc`, whose large blocks are
+        // fresh pages the OS zeroes on first touch: an untouched slot costs no memory. (A
+        // 64-byte-aligned zeroed allocation is written with zeros up front instead, all 32 MB
+        // of it.) One slot more than needed, to start the table on a cache line.
+        let len = ((1 << MAX_BITS) + 1) * SLOT_WORDS;
+        let zeroed: Box<[u64]> = vec![0u64; len].into_boxed_slice();
+        // SAFETY: `AtomicU64` has the same size, alignment and bit validity as `u64`, so a
+        // boxed slice of one is a boxed slice of the other, freed with the same layout.
+        let words = unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU64]) };
+        let misalign = (words.as_ptr() as usize % 64) / 8;
         SharedCache {
-            slots,
+            base: (SLOT_WORDS - misalign) % SLOT_WORDS,
+            words,
             bits: Line(AtomicU32::new(START_BITS)),
             evictions: Line::default(),
         }
@@ -88,12 +98,20 @@ impl Default for SharedCache {
 const VERSION_SHIFT: u32 = 32;
 
 impl SharedCache {
+    #[inline(always)]
+    fn slot(&self, i: usize) -> &Slot {
+        let at = self.base + i * SLOT_WORDS;
+        self.words[at..at + SLOT_WORDS]
+            .try_into()
+            .expect("a slot is eight words")
+    }
+
     /// Ask for the cache lines of the two slots of hash bits `s` ahead of their use.
     #[inline(always)]
     pub fn prefetch(&self, s: usize) {
         let (i, j) = ways(s, self.bits());
-        super::hot::prefetch_line(&self.slots[i]);
-        super::hot::prefetch_line(&self.slots[j]);
+        super::hot::prefetch_line(self.slot(i));
+        super::hot::prefetch_line(self.slot(j));
     }
 
     /// A consistent copy of the entry for `key` in either slot of hash bits `s`, else None. The
@@ -119,7 +137,7 @@ impl SharedCache {
 
     #[inline(always)]
     fn load_slot(&self, i: usize, key: [u64; 4]) -> Option<Words> {
-        let w = &self.slots[i].0;
+        let w = self.slot(i);
         let last = w[7].load(Ordering::Acquire);
         if (last >> VERSION_SHIFT) & 1 == 1 || w[0].load(Ordering::Relaxed) != key[0] {
             return None;
@@ -142,7 +160,7 @@ impl SharedCache {
     pub fn store(&self, s: usize, words: &Words) {
         let bits = self.bits();
         let (i, j) = ways(s, bits);
-        let (a, b) = (&self.slots[i].0, &self.slots[j].0);
+        let (a, b) = (self.slot(i), self.slot(j));
         let taken = |w: &[AtomicU64; 8]| w[0].load(Ordering::Relaxed) != 0;
         let version = |w: &[AtomicU64; 8]| w[7].load(Ordering::Relaxed) >> VERSION_SHIFT;
         let (way, evicts) = if !taken(a) || key_of(a) == words[..4] {
@@ -175,7 +193,7 @@ impl SharedCache {
 
     #[inline(always)]
     fn store_slot(&self, i: usize, words: &Words) {
-        let w = &self.slots[i].0;
+        let w = self.slot(i);
         let last = w[7].load(Ordering::Relaxed);
         let version = last >> VERSION_SHIFT;
         if version & 1 == 1 {
