@@ -1264,6 +1264,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pre_tokenizers::PyPreTokenizer>()?;
     m.add_class::<pipeline::PyModel>()?;
     m.add_class::<pipeline::PyPipeline>()?;
+    m.add_class::<pipeline::PyDecodeStream>()?;
     m.add_class::<pipeline::PyProcessor>()?;
     m.add_class::<PyStream>()?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;

@@ -188,6 +188,10 @@ def test_bad_arguments_are_clear_errors():
 
 @pytest.fixture(scope="module", params=["roberta", "byte_level"])
 def byte_level_files(request):
+    return _byte_level_shaped(request.param)
+
+
+def _byte_level_shaped(kind: str) -> hf.Tokenizer:
     """A GPT-2/RoBERTa-shaped tokenizer.json HF trained: ByteLevel pre-tokenizer and decoder,
     byte-level BPE, and a RobertaProcessing or ByteLevel post-processor (trim_offsets)."""
     tok = hf.Tokenizer(hf.models.BPE())
@@ -199,7 +203,7 @@ def byte_level_files(request):
         initial_alphabet=hf.pre_tokenizers.ByteLevel.alphabet(),
     )
     tok.train_from_iterator(CORPUS, trainer)
-    if request.param == "roberta":
+    if kind == "roberta":
         tok.post_processor = hf.processors.RobertaProcessing(("</s>", 1), ("<s>", 0))
     else:
         tok.post_processor = hf.processors.ByteLevel(trim_offsets=True)

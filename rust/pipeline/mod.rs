@@ -12,10 +12,14 @@
 //! A pair is its two sequences encoded alike, the second with type id 1 and sequence 1, joined
 //! by the post-processor's template or, without one, one after the other (HF's default).
 //!
-//! Downside: so far the WordLevel and WordPiece models and the template post-processors run
-//! here; added tokens, truncation and padding are still in the older per-model pipelines.
+//! Downside: the byte-level rank encoder behind `subword.Tokenizer` and the tiktoken dialect
+//! is not yet a model here (its tuned path runs beside the pipeline, not through it), and the
+//! WordPiece and classic BPE facades keep their own older pipelines.
 
+mod decode_stream;
 mod json;
+
+pub use decode_stream::DecodeStream;
 
 use crate::added_tokens::{AddedToken, AddedVocabulary};
 use crate::decoders::Decoder;

@@ -9,7 +9,7 @@ use super::pre_tokenizers::PyPreTokenizer;
 use super::to_py;
 use crate::added_tokens::{AddedToken, AddedVocabulary};
 use crate::models::{word_piece, Bpe, BpeOptions, Model, WordLevel};
-use crate::pipeline::{Encoded, Input, Pipeline, PAD_TEXT};
+use crate::pipeline::{DecodeStream, Encoded, Input, Pipeline, PAD_TEXT};
 use crate::postprocess::{Encoding, Padding, Truncation, TruncationStrategy, Windows, NO_WORD};
 use crate::processors::{self, Processor, Template};
 use pyo3::prelude::*;
@@ -586,5 +586,31 @@ impl PyPipeline {
             p.post_processor.clone().map(|inner| PyProcessor { inner }),
             p.decoder.clone().map(|inner| PyDecoder { inner }),
         )
+    }
+}
+
+/// HF's `DecodeStream`: the stream's state, stepped against a pipeline (`rust/pipeline/`).
+#[pyclass(module = "subword._core", name = "CoreDecodeStream")]
+#[derive(Clone)]
+pub struct PyDecodeStream {
+    inner: DecodeStream,
+}
+
+#[pymethods]
+impl PyDecodeStream {
+    #[new]
+    #[pyo3(signature = (ids, skip_special_tokens))]
+    fn new(ids: Vec<u32>, skip_special_tokens: bool) -> Self {
+        PyDecodeStream {
+            inner: DecodeStream::new(ids, skip_special_tokens),
+        }
+    }
+
+    fn step(&mut self, pipeline: &PyPipeline, ids: Vec<u32>) -> PyResult<Option<String>> {
+        self.inner.step(&pipeline.inner, &ids).map_err(to_py)
+    }
+
+    fn copy(&self) -> Self {
+        self.clone()
     }
 }

@@ -5,7 +5,7 @@ against HF's package in the tests: ``normalizers``, ``pre_tokenizers``, ``decode
 ``models`` (BPE, WordLevel, WordPiece), ``processors`` (templates, Roberta, ByteLevel,
 Sequence), ``AddedToken``, ``Regex``, and ``Tokenizer`` composing them in the Rust pipeline
 (``rust/pipeline/``: added tokens, truncation, padding, tokenizer.json both ways). Not yet:
-``trainers``, ``implementations``, ``Unigram``, ``DecodeStream``.
+``trainers``, ``implementations``, ``Unigram``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ post-processors run in the pipeline; truncation and padding come with the rest o
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from .. import _core
@@ -337,6 +338,11 @@ class Tokenizer:
         self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> list[Encoding]:
         """``encode`` of each item (a sequence or a (sequence, pair) tuple), on every core."""
+        if isinstance(input, (str, bytes)):
+            raise TypeError(
+                "encode_batch takes a list of inputs, got a single string: wrap it in a list "
+                "or call encode"
+            )
         inputs = []
         for k, item in enumerate(input):
             what = f"encode_batch: item {k}"
@@ -365,6 +371,38 @@ class Tokenizer:
         """HF's ``encode_batch_fast``: ``encode_batch`` (subword computes offsets at no extra
         cost, so this is the same call)."""
         return self.encode_batch(input, is_pretokenized, add_special_tokens)
+
+    # HF's async variants: the same calls on a worker thread (the core releases the GIL while
+    # it encodes, so awaiting tasks and other threads run meanwhile).
+    async def async_encode(
+        self,
+        sequence: Any,
+        pair: Any = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> Encoding:
+        return await asyncio.to_thread(
+            self.encode, sequence, pair, is_pretokenized, add_special_tokens
+        )
+
+    async def async_encode_batch(
+        self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        return await asyncio.to_thread(
+            self.encode_batch, input, is_pretokenized, add_special_tokens
+        )
+
+    async def async_encode_batch_fast(
+        self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        return await asyncio.to_thread(
+            self.encode_batch_fast, input, is_pretokenized, add_special_tokens
+        )
+
+    async def async_decode_batch(
+        self, sequences: list[list[int]], skip_special_tokens: bool = True
+    ) -> list[str]:
+        return await asyncio.to_thread(self.decode_batch, sequences, skip_special_tokens)
 
     def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
         return self._core().decode(list(ids), bool(skip_special_tokens))

@@ -14,6 +14,7 @@ __all__ = [
     "ByteFallback",
     "ByteLevel",
     "CTC",
+    "DecodeStream",
     "Decoder",
     "Fuse",
     "Metaspace",
@@ -167,3 +168,45 @@ class Sequence(SequenceOf, Decoder):
 
     def _build(self):
         return _core.CoreDecoder.sequence([d._core_object() for d in self.decoders])
+
+
+def _stream_ids(ids: Any) -> list[int]:
+    if isinstance(ids, int) and not isinstance(ids, bool):
+        return [ids]
+    if isinstance(ids, (list, tuple)) and all(
+        isinstance(i, int) and not isinstance(i, bool) for i in ids
+    ):
+        return list(ids)
+    raise TypeError(
+        f"DecodeStream.step takes an id (int) or a list of ids, got {type(ids).__name__}"
+    )
+
+
+class DecodeStream:
+    """HF's ``tokenizers.decoders.DecodeStream``: ids decoded as they arrive, each ``step``
+    returning the text they add, or None while it ends inside a character (the algorithm is
+    in ``rust/pipeline/decode_stream.rs``). ``ids`` are context already shown."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, ids: list[int] | None = None, skip_special_tokens: bool = False):
+        self._inner = _core.CoreDecodeStream(
+            [] if ids is None else _stream_ids(ids), bool(skip_special_tokens)
+        )
+
+    def step(self, tokenizer, id: int | list[int]) -> str | None:  # noqa: A002 (HF's name)
+        core = getattr(tokenizer, "_core", None)
+        if core is None:
+            raise TypeError(
+                "DecodeStream.step takes a subword.tokenizers.Tokenizer, "
+                f"got {type(tokenizer).__name__}"
+            )
+        return self._inner.step(core(), _stream_ids(id))
+
+    def __copy__(self) -> DecodeStream:
+        other = DecodeStream.__new__(DecodeStream)
+        other._inner = self._inner.copy()
+        return other
+
+    def __deepcopy__(self, memo) -> DecodeStream:
+        return self.__copy__()
