@@ -978,6 +978,24 @@ impl PyTrainer {
         })
     }
 
+    /// A trainer that counts what a tokenizer's pipeline hands its model (HF's trainers).
+    #[staticmethod]
+    #[pyo3(signature = (pipeline, special_tokens, num_threads=Threads(0)))]
+    fn for_pipeline(
+        pipeline: PyRef<'_, pipeline::PyPipeline>,
+        special_tokens: Vec<String>,
+        num_threads: Threads,
+    ) -> PyResult<Self> {
+        let splitter = Splitter::Pipeline(Box::new(pipeline.pipeline().clone()));
+        Ok(PyTrainer {
+            counter: Some(
+                PreTokenCounter::with_splitter(splitter, &special_tokens).map_err(to_py)?,
+            ),
+            specials: special_tokens,
+            num_threads: num_threads.0,
+        })
+    }
+
     /// A trainer that counts whitespace-separated words (classic `</w>` BPE).
     #[staticmethod]
     #[pyo3(signature = (num_threads=Threads(0)))]
@@ -996,7 +1014,7 @@ impl PyTrainer {
         let t = borrow_all(&owners)?;
         let n = self.num_threads;
         let counter = self.counter()?;
-        py.allow_threads(|| pool::install(n, || t.iter().try_for_each(|s| counter.feed(s)))?)
+        py.allow_threads(|| pool::install(n, || counter.feed_many(&t))?)
             .map_err(to_py)
     }
 
@@ -1043,6 +1061,58 @@ impl PyTrainer {
 
     fn n_distinct(&mut self) -> PyResult<usize> {
         Ok(self.counter()?.n_distinct())
+    }
+
+    /// HF-style BPE over characters (`train::char_bpe`): tokens in id order and merges.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (vocab_size, min_frequency, limit_alphabet, initial_alphabet, prefix, suffix, max_token_length, show_progress))]
+    fn finish_char_bpe(
+        &mut self,
+        py: Python<'_>,
+        vocab_size: VocabSize,
+        min_frequency: Frequency,
+        limit_alphabet: Option<u32>,
+        initial_alphabet: Vec<char>,
+        prefix: String,
+        suffix: String,
+        max_token_length: Option<u32>,
+        show_progress: bool,
+    ) -> PyResult<Learned> {
+        let opts = train::char_bpe::CharBpeOptions {
+            vocab_size: vocab_size.0,
+            min_frequency: min_frequency.0,
+            specials: self.specials.clone(),
+            limit_alphabet: limit_alphabet.map(|n| n as usize),
+            initial_alphabet,
+            prefix,
+            suffix,
+            max_token_length: max_token_length.map(|n| n as usize),
+            show_progress,
+        };
+        let counts = self.take_counts()?;
+        let learned = py
+            .allow_threads(|| train::char_bpe::train(counts, &opts))
+            .map_err(to_py)?;
+        Ok((
+            learned.tokens,
+            PyMerges {
+                merges: learned.merges,
+            },
+        ))
+    }
+
+    /// WordLevel vocabulary (tokens in id order).
+    fn finish_word_level(
+        &mut self,
+        py: Python<'_>,
+        vocab_size: VocabSize,
+        min_frequency: Frequency,
+    ) -> PyResult<Vec<String>> {
+        let counts = self.take_counts()?;
+        let specials = self.specials.clone();
+        Ok(py.allow_threads(|| {
+            train::word_level::train(counts, &specials, vocab_size.0, min_frequency.0)
+        }))
     }
 
     /// WordPiece vocabulary (tokens in id order) and merges.

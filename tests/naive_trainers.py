@@ -193,6 +193,89 @@ def naive_wordpiece(
 
 
 # --------------------------------------------------------------------------------------------
+# BPE over characters with HF's trainer options (subword.tokenizers.trainers.BpeTrainer)
+
+
+def char_bpe_alphabet(word_counts, limit_alphabet=None, initial_alphabet=()) -> list[str]:
+    """The most frequent chars (the initial alphabet counting as most frequent of all; ties:
+    lower code point), in code point order."""
+    chars: Counter = Counter()
+    for w, c in _items(word_counts):
+        for ch in w:
+            chars[ch] += c
+    forced = set(initial_alphabet)
+    every = set(chars) | forced
+    if limit_alphabet is not None and limit_alphabet < len(every):
+        rank = lambda ch: (ch not in forced, -chars[ch], ord(ch))  # noqa: E731
+        every = set(sorted(every, key=rank)[:limit_alphabet])
+    return sorted(every)
+
+
+def naive_char_bpe(
+    word_counts,
+    vocab_size: int,
+    min_frequency: int = 0,
+    special_tokens=(),
+    limit_alphabet=None,
+    initial_alphabet=(),
+    continuing_subword_prefix: str | None = None,
+    end_of_word_suffix: str | None = None,
+    max_token_length=None,
+):
+    """HF-style BPE over characters, ties to the greatest (a, b): the prefix on every char of a
+    word but the first, the suffix joined to its last; a char outside the alphabet splits its
+    word (the neighbours keep their marks); pairs under `min_frequency` or spelling more than
+    `max_token_length` chars are never merged. Vocab: specials, the alphabet (code point
+    order), the marked forms in order of first appearance, new tokens in merge order. Returns
+    (vocab as a list of tokens by id, merges)."""
+    prefix, suffix = continuing_subword_prefix or "", end_of_word_suffix or ""
+    words = _items(word_counts)
+    alphabet = char_bpe_alphabet(words, limit_alphabet, initial_alphabet)
+    keep = set(alphabet)
+    tokens = list(alphabet)  # symbols, then the learned tokens, each once
+    seqs = []
+    for wi, (w, c) in enumerate(words):
+        syms, poss = [], []
+        for pos, ch in enumerate(w):
+            if ch not in keep:
+                if syms:
+                    seqs.append((wi, c, syms, poss))
+                    syms, poss = [], []
+                continue
+            form = (prefix if pos > 0 else "") + ch + (suffix if pos == len(w) - 1 else "")
+            if form not in tokens:
+                tokens.append(form)
+            syms.append(form)
+            poss.append(pos)
+        if syms:
+            seqs.append((wi, c, syms, poss))
+    target = len(tokens) + max(0, vocab_size - len(special_tokens) - len(tokens))
+
+    def spell(a, b):
+        return a + (b[len(prefix) :] if prefix and b.startswith(prefix) else b)
+
+    merges: list[tuple[str, str]] = []
+    while len(tokens) < target:
+        _, pairs, first = _count(seqs)
+        eligible = [
+            p
+            for p, n in pairs.items()
+            if n >= max(min_frequency, 1)
+            and (max_token_length is None or len(spell(*p)) <= max_token_length)
+        ]
+        if not eligible:
+            break
+        a, b = best = _pick(eligible, lambda p, pairs=pairs: pairs[p], first, "lexicographic")
+        merged = spell(a, b)
+        merges.append(best)
+        if merged not in tokens:
+            tokens.append(merged)
+        seqs = [(wi, c, *_merge_seq(syms, poss, a, b, merged)) for wi, c, syms, poss in seqs]
+    vocab = list(special_tokens) + [t for t in tokens if t not in special_tokens]
+    return vocab, merges
+
+
+# --------------------------------------------------------------------------------------------
 # classic BPE with "</w>"
 
 

@@ -292,6 +292,37 @@ impl Pipeline {
         Ok(())
     }
 
+    /// Call `f(word, start)` for each pre-token of `text` that the model would see, with the
+    /// byte offset in `text` where its original text starts (ascending): what HF's trainers
+    /// count. Added tokens are cut out first and never counted.
+    pub fn for_each_word(&self, text: &str, mut f: impl FnMut(&str, usize)) -> Result<()> {
+        let whole = Normalized::new(text);
+        for (id, start, end) in self.added.split_raw(text) {
+            if id.is_some() {
+                continue;
+            }
+            let mut stretch = whole.slice(start, end);
+            if let Some(n) = &self.normalizer {
+                n.normalize(&mut stretch);
+            }
+            for (id, s, e) in self.added.split_normalized(stretch.normalized()) {
+                let piece = stretch.slice(s, e);
+                if id.is_some() || piece.normalized().is_empty() {
+                    continue;
+                }
+                let pieces = match &self.pre_tokenizer {
+                    Some(p) => p.pre_tokenize(vec![piece])?,
+                    None => vec![piece],
+                };
+                for piece in pieces.iter().filter(|p| !p.normalized().is_empty()) {
+                    let (at, _) = piece.original_range(0, 0);
+                    f(piece.normalized(), at);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// An added token's id, else the model's (HF's `token_to_id`).
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
         self.added

@@ -391,6 +391,12 @@ pub struct PyPipeline {
     inner: Pipeline,
 }
 
+impl PyPipeline {
+    pub(crate) fn pipeline(&self) -> &Pipeline {
+        &self.inner
+    }
+}
+
 #[pymethods]
 impl PyPipeline {
     #[new]

@@ -50,6 +50,7 @@ pub fn train(counts: Counts, opts: &ClassicOptions) -> Result<Learned> {
         } else {
             start.end_of_word.into_iter().collect()
         },
+        max_chars: None,
     };
     let result = learn_with_progress(
         start.symbols,

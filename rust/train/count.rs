@@ -34,6 +34,10 @@ pub enum Splitter {
     Bert(Option<BertNormalizer>),
     /// Whitespace-separated words (classic `</w>` BPE).
     Whitespace,
+    /// What a tokenizer's pipeline hands its model: added tokens cut out, then its normalizer
+    /// and pre-tokenizer (HF's trainers). No safe cuts: a normalizer may treat a text's start
+    /// differently (`Prepend`), so each text is counted whole.
+    Pipeline(Box<crate::pipeline::Pipeline>),
 }
 
 impl Splitter {
@@ -43,6 +47,7 @@ impl Splitter {
         match self {
             Splitter::Pattern(p) => p.has_safe_cuts(),
             Splitter::Bert(_) | Splitter::Whitespace => true,
+            Splitter::Pipeline(_) => false,
         }
     }
 
@@ -54,6 +59,7 @@ impl Splitter {
                 f(piece, piece.as_ptr() as usize - origin);
                 Ok(())
             }),
+            Splitter::Pipeline(p) => p.for_each_word(text, f),
             Splitter::Whitespace => {
                 for w in text.split_whitespace() {
                     f(w, w.as_ptr() as usize - origin);
@@ -129,9 +135,52 @@ impl PreTokenCounter {
 
     /// Count one document (documents never share a pre-token).
     pub fn feed(&mut self, text: &str) -> Result<()> {
+        let base = self.offset;
+        // Folded as tasks finish (sums and first positions do not depend on the order), so only
+        // a few per-task maps are alive at once, not one per task of the block.
+        let counted = self
+            .chunks(text)
+            .into_par_iter()
+            .map(|(r, prefix)| self.count_chunk(text, r, prefix, base))
+            .try_reduce(Counts::default, |a, b| Ok(merge_larger(a, b)))?;
+        merge_into(&mut self.counts, counted);
+        self.offset += text.len() as u64 + 1;
+        Ok(())
+    }
+
+    /// Count documents as [`Self::feed`] one by one would (the same counts and first
+    /// positions), in parallel across documents when the splitter has no safe cuts: many
+    /// short documents (HF's `train_from_iterator`) would otherwise be counted one at a time.
+    pub fn feed_many(&mut self, texts: &[&str]) -> Result<()> {
+        if self.splitter.has_safe_cuts() {
+            return texts.iter().try_for_each(|t| self.feed(t));
+        }
+        let mut bases = Vec::with_capacity(texts.len());
+        let mut at = self.offset;
+        for t in texts {
+            bases.push(at);
+            at += t.len() as u64 + 1;
+        }
+        let counted = texts
+            .par_iter()
+            .zip(&bases)
+            .map(|(text, &base)| {
+                self.chunks(text)
+                    .into_iter()
+                    .map(|(r, prefix)| self.count_chunk(text, r, prefix, base))
+                    .try_fold(Counts::default(), |a, b| Ok(merge_larger(a, b?)))
+            })
+            .try_reduce(Counts::default, |a, b| Ok(merge_larger(a, b)))?;
+        merge_into(&mut self.counts, counted);
+        self.offset = at;
+        Ok(())
+    }
+
+    /// The stretches of `text` to count, and whether each gets a prefix space: the text between
+    /// specials (cut out first, so a cut below can never fall inside one), at safe points into
+    /// sub-chunks when the splitter allows it.
+    fn chunks(&self, text: &str) -> Vec<(std::ops::Range<usize>, bool)> {
         let b = text.as_bytes();
-        // Specials first: the stretches between them are what gets pre-tokenized, so a cut below can
-        // never fall inside a special.
         let mut segments = Vec::new();
         let mut start = 0;
         if let Some(ac) = &self.specials {
@@ -161,29 +210,23 @@ impl PreTokenCounter {
                     .map(|(k, r)| (r, prefix && k == 0)),
             );
         }
-        let base = self.offset;
-        // Folded as tasks finish (sums and first positions do not depend on the order), so only
-        // a few per-task maps are alive at once, not one per task of the block.
-        let counted = chunks
-            .into_par_iter()
-            .map(|(r, prefix)| {
-                let at = base + r.start as u64;
-                if prefix {
-                    self.count_text(&format!(" {}", &text[r]), at)
-                } else {
-                    self.count_text(&text[r], at)
-                }
-            })
-            .try_reduce(Counts::default, |mut a, mut b| {
-                if a.len() < b.len() {
-                    std::mem::swap(&mut a, &mut b);
-                }
-                merge_into(&mut a, b);
-                Ok(a)
-            })?;
-        merge_into(&mut self.counts, counted);
-        self.offset += b.len() as u64 + 1;
-        Ok(())
+        chunks
+    }
+
+    /// Count `text[r]` of a document fed at corpus offset `base`.
+    fn count_chunk(
+        &self,
+        text: &str,
+        r: std::ops::Range<usize>,
+        prefix: bool,
+        base: u64,
+    ) -> Result<Counts> {
+        let at = base + r.start as u64;
+        if prefix {
+            self.count_text(&format!(" {}", &text[r]), at)
+        } else {
+            self.count_text(&text[r], at)
+        }
     }
 
     /// Count the pieces of special-free text starting at corpus offset `base`.
@@ -292,6 +335,15 @@ impl PreTokenCounter {
     pub fn n_distinct(&self) -> usize {
         self.counts.len()
     }
+}
+
+/// The two maps as one, the smaller folded into the larger.
+fn merge_larger(mut a: Counts, mut b: Counts) -> Counts {
+    if a.len() < b.len() {
+        std::mem::swap(&mut a, &mut b);
+    }
+    merge_into(&mut a, b);
+    a
 }
 
 fn merge_into(into: &mut Counts, part: Counts) {

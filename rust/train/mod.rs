@@ -4,10 +4,12 @@
 //! Vocabulary layout: ids 0..256 are the single bytes (id = byte value), then one id per learned
 //! token in learned order, then the special tokens.
 
+pub mod char_bpe;
 pub mod classic;
 pub mod count;
 pub mod queue;
 pub mod symbols;
+pub mod word_level;
 pub mod wordpiece;
 
 use crate::encode::Encoder;

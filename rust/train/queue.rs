@@ -43,6 +43,9 @@ pub struct Handles {
     pub strip_right: Vec<u8>,
     /// Symbols that take part in no merge (`</w>` when end-of-word merges are off).
     pub frozen: Vec<Rank>,
+    /// Longest token a merge may spell, in characters (markers included, as HF counts); a
+    /// pair that would spell a longer one is passed over.
+    pub max_chars: Option<usize>,
 }
 
 impl Handles {
@@ -51,6 +54,7 @@ impl Handles {
             score: Score::Count,
             strip_right: Vec::new(),
             frozen: Vec::new(),
+            max_chars: None,
         }
     }
 }
@@ -260,6 +264,14 @@ pub fn learn(
             heap.push(now);
             continue;
         }
+        // Passed over for good: it comes back only if a merge makes new occurrences, and then
+        // it is checked again.
+        if handles
+            .max_chars
+            .is_some_and(|max| merged_chars(&st, top.pair) > max)
+        {
+            continue;
+        }
         let new_pairs = apply_merge(&mut st, top.pair);
         merges.push(top.pair);
         progress(st.tokens.len() - n_alphabet)?;
@@ -331,6 +343,15 @@ fn check_total(words: &[(Vec<Rank>, u64)]) -> Result<()> {
 }
 
 /// Merge `pair` everywhere; returns the pairs whose count grew (all of them contain the new token).
+/// Characters of the token merging `pair` would spell (tokens of the character-level trainers
+/// are UTF-8: count the bytes that start a character).
+fn merged_chars(st: &State, pair: Pair) -> usize {
+    let right = &st.tokens[pair.1 as usize];
+    let right = right.strip_prefix(&st.strip_right[..]).unwrap_or(right);
+    let chars = |b: &[u8]| b.iter().filter(|&&x| x & 0xC0 != 0x80).count();
+    chars(&st.tokens[pair.0 as usize]) + chars(right)
+}
+
 fn apply_merge(st: &mut State, pair: Pair) -> Vec<Pair> {
     let right = &st.tokens[pair.1 as usize];
     let right = right.strip_prefix(&st.strip_right[..]).unwrap_or(right);

@@ -9,11 +9,26 @@ use std::rc::Rc;
 /// The characters of `words` (weighted by count); with `limit`, only the `limit` most frequent
 /// (ties: lower code point first). Returned in code point order.
 pub fn alphabet(words: &[(Box<[u8]>, u64)], limit: Option<usize>) -> Vec<char> {
+    alphabet_with(words, limit, &[])
+}
+
+/// [`alphabet`] with the characters of `forced` counted as more frequent than any other, so
+/// they are kept even if absent from `words` (HF's `initial_alphabet`); within `limit` they go
+/// first, lower code points first if even they are too many.
+pub fn alphabet_with(
+    words: &[(Box<[u8]>, u64)],
+    limit: Option<usize>,
+    forced: &[char],
+) -> Vec<char> {
     let mut freq: FxHashMap<char, u64> = FxHashMap::default();
     for (w, c) in words {
         for ch in std::str::from_utf8(w).expect("words are text").chars() {
-            *freq.entry(ch).or_insert(0) += c;
+            let f = freq.entry(ch).or_insert(0);
+            *f = f.saturating_add(*c);
         }
+    }
+    for &ch in forced {
+        freq.insert(ch, u64::MAX);
     }
     let mut chars: Vec<(char, u64)> = freq.into_iter().collect();
     chars.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -102,6 +117,67 @@ pub fn start(words: &[(Box<[u8]>, u64)], alphabet: &[char], boundary: &Boundary)
         symbols,
         words: out,
         end_of_word,
+    }
+}
+
+/// Symbols and words for HF's BPE trainer: `prefix` on every character of a word but its
+/// first, `suffix` joined to its last (either may be empty). The plain alphabet comes first (in
+/// its order), then each marked form seen, in order of first appearance (so the ids do not
+/// depend on a hash order, as HF's do). A character outside the alphabet splits its word there
+/// and keeps its neighbours' marks: first and last refer to the word as counted.
+pub fn start_marked(
+    words: &[(Box<[u8]>, u64)],
+    alphabet: &[char],
+    prefix: &str,
+    suffix: &str,
+) -> Start {
+    let mut symbols: Vec<Rc<[u8]>> = Vec::with_capacity(alphabet.len());
+    let mut ids: FxHashMap<String, Rank> = FxHashMap::default();
+    for c in alphabet {
+        ids.insert(c.to_string(), symbols.len() as Rank);
+        symbols.push(Rc::from(c.to_string().as_bytes()));
+    }
+    let known: rustc_hash::FxHashSet<char> = alphabet.iter().copied().collect();
+    let mut out = Vec::with_capacity(words.len());
+    let mut form = String::new();
+    for (w, count) in words {
+        let text = std::str::from_utf8(w).expect("words are text");
+        let n = text.chars().count();
+        let mut part: Vec<Rank> = Vec::new();
+        for (k, ch) in text.chars().enumerate() {
+            if !known.contains(&ch) {
+                if !part.is_empty() {
+                    out.push((std::mem::take(&mut part), *count));
+                }
+                continue;
+            }
+            form.clear();
+            if k > 0 {
+                form.push_str(prefix);
+            }
+            form.push(ch);
+            if k + 1 == n {
+                form.push_str(suffix);
+            }
+            let id = match ids.get(&form) {
+                Some(&id) => id,
+                None => {
+                    let id = symbols.len() as Rank;
+                    symbols.push(Rc::from(form.as_bytes()));
+                    ids.insert(form.clone(), id);
+                    id
+                }
+            };
+            part.push(id);
+        }
+        if !part.is_empty() {
+            out.push((part, *count));
+        }
+    }
+    Start {
+        symbols,
+        words: out,
+        end_of_word: None,
     }
 }
 

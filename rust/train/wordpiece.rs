@@ -45,6 +45,7 @@ pub fn train(counts: Counts, opts: &WordPieceOptions) -> Result<Learned> {
         score: Score::Likelihood,
         strip_right: opts.prefix.as_bytes().to_vec(),
         frozen: Vec::new(),
+        max_chars: None,
     };
     let result = learn_with_progress(
         start.symbols,

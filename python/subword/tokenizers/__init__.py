@@ -5,12 +5,12 @@ against HF's package in the tests: ``normalizers``, ``pre_tokenizers``, ``decode
 ``models`` (BPE, WordLevel, WordPiece), ``processors`` (templates, Roberta, ByteLevel,
 Sequence), ``AddedToken``, ``Regex``, and ``Tokenizer`` composing them in the Rust pipeline
 (``rust/pipeline/``: added tokens, truncation, padding, tokenizer.json both ways). Not yet:
-``trainers``, ``implementations``, ``Unigram``.
+``implementations``, ``Unigram``.
 """
 
 from __future__ import annotations
 
-from . import decoders, models, normalizers, pre_tokenizers, processors
+from . import decoders, models, normalizers, pre_tokenizers, processors, trainers
 from ._added import AddedToken
 from ._tokenizer import Encoding, Tokenizer
 
@@ -24,6 +24,7 @@ __all__ = [
     "normalizers",
     "pre_tokenizers",
     "processors",
+    "trainers",
 ]
 
 

@@ -172,6 +172,16 @@ class Tokenizer:
         self._built = (stages, self._added, settings, core)
         return core
 
+    def _counting_core(self):
+        # What training counts needs only the stages before the model (HF trains models
+        # that cannot encode yet, such as a WordPiece without its unknown token): a stand-in
+        # model takes the model's place.
+        part = lambda c: None if c is None else c._core_object()  # noqa: E731
+        stand_in = _core.CoreModel.word_level({"<unk>": 0}, "<unk>")
+        return _core.CorePipeline(
+            stand_in, part(self._normalizer), part(self._pre_tokenizer), None, None, self._added
+        )
+
     def enable_truncation(
         self,
         max_length: int,
@@ -403,6 +413,20 @@ class Tokenizer:
         self, sequences: list[list[int]], skip_special_tokens: bool = True
     ) -> list[str]:
         return await asyncio.to_thread(self.decode_batch, sequences, skip_special_tokens)
+
+    def train(self, files: list[str], trainer=None) -> None:
+        """Learn the model from ``files`` (each line one text), with ``trainer`` (by default
+        the model's own trainer with its defaults); the trainer's special tokens are added."""
+        from . import _train
+
+        _train.from_files(self, files, trainer)
+
+    def train_from_iterator(self, iterator, trainer=None, length: int | None = None) -> None:
+        """Learn the model from texts (or lists of texts); ``length`` is only a progress hint
+        in HF and is accepted for it."""
+        from . import _train
+
+        _train.from_iterator(self, iterator, trainer, length)
 
     def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
         return self._core().decode(list(ids), bool(skip_special_tokens))
