@@ -64,14 +64,7 @@ pub fn train(counts: Counts, opts: &CharBpeOptions) -> Result<Learned> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn counts(words: &[(&str, u64)]) -> Counts {
-        words
-            .iter()
-            .enumerate()
-            .map(|(i, (w, c))| (w.as_bytes().into(), (*c, i as u64)))
-            .collect()
-    }
+    use crate::train::counts_of as counts;
 
     fn opts() -> CharBpeOptions {
         CharBpeOptions {

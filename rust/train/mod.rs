@@ -270,3 +270,13 @@ fn last_safe_cut(b: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests;
+
+/// Counts of `words` (each given once, in order of first appearance), for the trainers' tests.
+#[cfg(test)]
+pub(crate) fn counts_of(words: &[(&str, u64)]) -> Counts {
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, (w, c))| (w.as_bytes().into(), (*c, i as u64)))
+        .collect()
+}

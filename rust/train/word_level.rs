@@ -38,11 +38,7 @@ mod tests {
 
     #[test]
     fn most_frequent_first_ties_by_word_specials_kept_once() {
-        let counts: Counts = [("b", 2), ("a", 2), ("c", 5), ("<s>", 9), ("d", 1)]
-            .iter()
-            .enumerate()
-            .map(|(i, (w, c))| (w.as_bytes().into(), (*c as u64, i as u64)))
-            .collect();
+        let counts = crate::train::counts_of(&[("b", 2), ("a", 2), ("c", 5), ("<s>", 9), ("d", 1)]);
         let specials = vec!["<s>".to_string()];
         assert_eq!(
             train(counts.clone(), &specials, 10, 2),

@@ -58,6 +58,24 @@ def _marker(name: str, value: Any) -> str | None:
     return value
 
 
+def _setting(name: str, check) -> property:
+    """A trainer setting: stored checked (as ``check(name, value)`` gives it back)."""
+    slot = "_" + name
+
+    def get(self):
+        value = getattr(self, slot)
+        return list(value) if isinstance(value, list) else value
+
+    def set(self, value) -> None:
+        setattr(self, slot, check(name, value))
+
+    return property(get, set)
+
+
+def _optional_count(name: str, value: Any) -> int | None:
+    return _count(name, value, optional=True)
+
+
 class Trainer:
     """Base class of the trainers (HF's ``tokenizers.trainers.Trainer``)."""
 
@@ -77,29 +95,9 @@ class Trainer:
     def _special_strings(self) -> list[str]:
         return [t.content for t in self._special_tokens]
 
-    @property
-    def vocab_size(self) -> int:
-        return self._vocab_size
-
-    @vocab_size.setter
-    def vocab_size(self, value: int) -> None:
-        self._vocab_size = _count("vocab_size", value)
-
-    @property
-    def min_frequency(self) -> int:
-        return self._min_frequency
-
-    @min_frequency.setter
-    def min_frequency(self, value: int) -> None:
-        self._min_frequency = _count("min_frequency", value)
-
-    @property
-    def show_progress(self) -> bool:
-        return self._show_progress
-
-    @show_progress.setter
-    def show_progress(self, value: bool) -> None:
-        self._show_progress = bool(value)
+    vocab_size = _setting("vocab_size", _count)
+    min_frequency = _setting("min_frequency", _count)
+    show_progress = _setting("show_progress", lambda _, v: bool(v))
 
     def _state(self) -> dict:
         out = {}
@@ -186,45 +184,11 @@ class BpeTrainer(Trainer):
         self.end_of_word_suffix = end_of_word_suffix
         self.max_token_length = max_token_length
 
-    @property
-    def limit_alphabet(self) -> int | None:
-        return self._limit_alphabet
-
-    @limit_alphabet.setter
-    def limit_alphabet(self, value: int | None) -> None:
-        self._limit_alphabet = _count("limit_alphabet", value, optional=True)
-
-    @property
-    def initial_alphabet(self) -> list[str]:
-        return list(self._initial_alphabet)
-
-    @initial_alphabet.setter
-    def initial_alphabet(self, value) -> None:
-        self._initial_alphabet = _chars(value)
-
-    @property
-    def continuing_subword_prefix(self) -> str | None:
-        return self._prefix
-
-    @continuing_subword_prefix.setter
-    def continuing_subword_prefix(self, value: str | None) -> None:
-        self._prefix = _marker("continuing_subword_prefix", value)
-
-    @property
-    def end_of_word_suffix(self) -> str | None:
-        return self._suffix
-
-    @end_of_word_suffix.setter
-    def end_of_word_suffix(self, value: str | None) -> None:
-        self._suffix = _marker("end_of_word_suffix", value)
-
-    @property
-    def max_token_length(self) -> int | None:
-        return self._max_token_length
-
-    @max_token_length.setter
-    def max_token_length(self, value: int | None) -> None:
-        self._max_token_length = _count("max_token_length", value, optional=True)
+    limit_alphabet = _setting("limit_alphabet", _optional_count)
+    initial_alphabet = _setting("initial_alphabet", lambda _, v: _chars(v))
+    continuing_subword_prefix = _setting("continuing_subword_prefix", _marker)
+    end_of_word_suffix = _setting("end_of_word_suffix", _marker)
+    max_token_length = _setting("max_token_length", _optional_count)
 
 
 class WordPieceTrainer(BpeTrainer):
