@@ -184,6 +184,10 @@ def test_bad_training_calls_are_clear_errors(tmp_path):
         tok.train(str(tmp_path / "x.txt"))
     with pytest.raises(FileNotFoundError, match="x.txt"):
         tok.train([str(tmp_path / "x.txt")])
+    wp = ours.Tokenizer(ours.models.WordPiece())
+    for setting in ({"end_of_word_suffix": "</w>"}, {"initial_alphabet": ["a"]}):
+        with pytest.raises(ValueError, match=next(iter(setting))):
+            wp.train_from_iterator(["a b"], ours.trainers.WordPieceTrainer(**setting))
     with pytest.raises(NotImplementedError, match="Unigram"):
         ours.trainers.UnigramTrainer()
     with pytest.raises(TypeError, match="vocab_size"):

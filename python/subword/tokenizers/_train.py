@@ -91,6 +91,16 @@ def _finish(tokenizer: Any, counter: Any, trainer: trainers.Trainer) -> None:
     if isinstance(trainer, trainers.WordPieceTrainer):
         if not trainer.continuing_subword_prefix:
             raise ValueError("WordPieceTrainer needs a continuing_subword_prefix (e.g. '##')")
+        unused = [
+            name
+            for name in ("initial_alphabet", "end_of_word_suffix", "max_token_length")
+            if getattr(trainer, name)
+        ]
+        if unused:
+            raise ValueError(
+                f"subword's WordPiece trainer does not use {', '.join(unused)}: unset "
+                "them (or train a BPE model with BpeTrainer, which does)"
+            )
         tokens, _ = counter.finish_wordpiece(
             trainer.vocab_size,
             trainer.min_frequency,

@@ -112,10 +112,16 @@ class Trainer:
             out[name] = value
         return out
 
+    # HF's pickled form nests some trainers' fields one level down (WordPiece's in its BPE
+    # trainer's): the key of that level, or None.
+    _nested: str | None = None
+
     def __getstate__(self) -> bytes:
         """HF's pickled form: the trainer as JSON (with ``words``, counted at training)."""
         body = self._state()
         body["words"] = {}
+        if self._nested:
+            body = {self._nested: body}
         return json.dumps({type(self).__name__: body}, separators=(",", ":")).encode()
 
     def __setstate__(self, state: bytes) -> None:
@@ -123,6 +129,8 @@ class Trainer:
         (name, body), = doc.items()  # fmt: skip
         if name != type(self).__name__:
             raise ValueError(f"state of a {name}, not of a {type(self).__name__}")
+        if self._nested:
+            body = body[self._nested]
         body.pop("words", None)
         body.pop("progress_format", None)
         specials = [AddedToken(**t) for t in body.pop("special_tokens", [])]
@@ -196,8 +204,8 @@ class WordPieceTrainer(BpeTrainer):
     ``##``), pairs scored by likelihood, count(ab) / (count(a) · count(b)), as WordPiece is
     defined (HF's trainer ranks by count). Every kept character is in the vocabulary both as
     ``c`` and as ``##c``, so any word spelled in the alphabet encodes. ``initial_alphabet``,
-    ``end_of_word_suffix`` and ``max_token_length`` are kept as settings but not used by it
-    (HF's WordPiece has no suffix either)."""
+    ``end_of_word_suffix`` and ``max_token_length`` are held as HF holds them, but training
+    with any of them set is refused (a ValueError), not silently done without."""
 
     def __init__(
         self,
@@ -223,25 +231,7 @@ class WordPieceTrainer(BpeTrainer):
             max_token_length,
         )
 
-    def __getstate__(self) -> bytes:
-        # HF pickles the BPE trainer inside it.
-        body = self._state()
-        body["words"] = {}
-        return json.dumps(
-            {"WordPieceTrainer": {"bpe_trainer": body}}, separators=(",", ":")
-        ).encode()
-
-    def __setstate__(self, state: bytes) -> None:
-        doc = json.loads(state)
-        inner = doc.get("WordPieceTrainer", {}).get("bpe_trainer")
-        if inner is None:
-            raise ValueError("not the state of a WordPieceTrainer")
-        body = dict(inner)
-        body.pop("words", None)
-        body.pop("progress_format", None)
-        specials = [AddedToken(**t) for t in body.pop("special_tokens", [])]
-        self.__init__(**body)
-        self._special_tokens = specials
+    _nested = "bpe_trainer"
 
 
 class WordLevelTrainer(Trainer):
