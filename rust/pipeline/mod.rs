@@ -242,38 +242,20 @@ impl Pipeline {
         strings: &mut Vec<String>,
     ) -> Result<()> {
         let chars = CharIndex::new(text);
-        let whole = Normalized::new(text);
         let mut model_tokens: Vec<ModelToken> = Vec::new();
-        for (id, start, end) in self.added.split_raw(text) {
-            let mut stretch = whole.slice(start, end);
-            if let Some(id) = id {
-                out.push(id, (chars.at(start), chars.at(end)), *word);
-                out.set_text(strings.len() as u32);
-                strings.push(text[start..end].to_string());
-                *word += 1;
-                continue;
-            }
-            if let Some(n) = &self.normalizer {
-                n.normalize(&mut stretch);
-            }
-            for (id, s, e) in self.added.split_normalized(stretch.normalized()) {
-                let piece = stretch.slice(s, e);
-                if piece.normalized().is_empty() {
-                    continue;
-                }
-                if let Some(id) = id {
-                    let (start, end) = piece.original_range(0, piece.normalized().len());
+        self.walk(text, |part| {
+            match part {
+                Part::Added {
+                    id,
+                    start,
+                    end,
+                    text,
+                } => {
                     out.push(id, (chars.at(start), chars.at(end)), *word);
                     out.set_text(strings.len() as u32);
-                    strings.push(piece.normalized().to_string());
-                    *word += 1;
-                    continue;
+                    strings.push(text.to_string());
                 }
-                let pieces = match &self.pre_tokenizer {
-                    Some(p) => p.pre_tokenize(vec![piece])?,
-                    None => vec![piece],
-                };
-                for piece in pieces.iter().filter(|p| !p.normalized().is_empty()) {
+                Part::Word(piece) => {
                     model_tokens.clear();
                     self.model.tokenize(piece.normalized(), &mut model_tokens)?;
                     let len = piece.normalized().len();
@@ -285,7 +267,53 @@ impl Pipeline {
                         let (start, end) = piece.original_range(t.start.min(len), t.end.min(len));
                         out.push(t.id, (chars.at(start), chars.at(end)), *word);
                     }
-                    *word += 1;
+                }
+            }
+            *word += 1;
+            Ok(())
+        })
+    }
+
+    /// What the model sees of `text`, in order: added tokens cut out of the raw text first,
+    /// then, in each stretch between them, the normalizer, added tokens cut out of the
+    /// normalized text, and the pre-tokenizer's non-empty pieces.
+    fn walk(&self, text: &str, mut f: impl FnMut(Part<'_>) -> Result<()>) -> Result<()> {
+        let whole = Normalized::new(text);
+        for (id, start, end) in self.added.split_raw(text) {
+            if let Some(id) = id {
+                f(Part::Added {
+                    id,
+                    start,
+                    end,
+                    text: &text[start..end],
+                })?;
+                continue;
+            }
+            let mut stretch = whole.slice(start, end);
+            if let Some(n) = &self.normalizer {
+                n.normalize(&mut stretch);
+            }
+            for (id, s, e) in self.added.split_normalized(stretch.normalized()) {
+                let piece = stretch.slice(s, e);
+                if piece.normalized().is_empty() {
+                    continue;
+                }
+                if let Some(id) = id {
+                    let (start, end) = piece.original_range(0, piece.normalized().len());
+                    f(Part::Added {
+                        id,
+                        start,
+                        end,
+                        text: piece.normalized(),
+                    })?;
+                    continue;
+                }
+                let pieces = match &self.pre_tokenizer {
+                    Some(p) => p.pre_tokenize(vec![piece])?,
+                    None => vec![piece],
+                };
+                for piece in pieces.iter().filter(|p| !p.normalized().is_empty()) {
+                    f(Part::Word(piece))?;
                 }
             }
         }
@@ -296,31 +324,12 @@ impl Pipeline {
     /// byte offset in `text` where its original text starts (ascending): what HF's trainers
     /// count. Added tokens are cut out first and never counted.
     pub fn for_each_word(&self, text: &str, mut f: impl FnMut(&str, usize)) -> Result<()> {
-        let whole = Normalized::new(text);
-        for (id, start, end) in self.added.split_raw(text) {
-            if id.is_some() {
-                continue;
+        self.walk(text, |part| {
+            if let Part::Word(piece) = part {
+                f(piece.normalized(), piece.original_range(0, 0).0);
             }
-            let mut stretch = whole.slice(start, end);
-            if let Some(n) = &self.normalizer {
-                n.normalize(&mut stretch);
-            }
-            for (id, s, e) in self.added.split_normalized(stretch.normalized()) {
-                let piece = stretch.slice(s, e);
-                if id.is_some() || piece.normalized().is_empty() {
-                    continue;
-                }
-                let pieces = match &self.pre_tokenizer {
-                    Some(p) => p.pre_tokenize(vec![piece])?,
-                    None => vec![piece],
-                };
-                for piece in pieces.iter().filter(|p| !p.normalized().is_empty()) {
-                    let (at, _) = piece.original_range(0, 0);
-                    f(piece.normalized(), at);
-                }
-            }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// An added token's id, else the model's (HF's `token_to_id`).
@@ -374,6 +383,20 @@ impl Pipeline {
             None => tokens.join(" "),
         }
     }
+}
+
+/// One thing the model stage is handed, as [`Pipeline::walk`] finds them.
+enum Part<'a> {
+    /// An added token: its id, its original byte range, and its text (raw or normalized, as
+    /// it was matched).
+    Added {
+        id: u32,
+        start: usize,
+        end: usize,
+        text: &'a str,
+    },
+    /// A pre-token for the model.
+    Word(&'a Normalized),
 }
 
 /// Byte offset → character offset of one text.

@@ -21,6 +21,11 @@ from .processors import PostProcessor
 __all__ = ["Encoding", "Tokenizer"]
 
 
+def _core_of(component) -> Any:
+    """A stage's core object, or None for an absent stage."""
+    return None if component is None else component._core_object()
+
+
 class Encoding:
     """One encode result (HF's ``tokenizers.Encoding``): ids, tokens, character offsets, word
     and sequence indexes (None for tokens a post-processor added), type ids and the masks."""
@@ -151,13 +156,12 @@ class Tokenizer:
         # The components are mutable (as in HF) and each keeps its core object until it
         # changes, so the pipeline is reused while every stage's core object is the same one
         # and the added tokens are the same list.
-        part = lambda c: None if c is None else c._core_object()  # noqa: E731
         stages = (
             self._model._core_object(),
-            part(self._normalizer),
-            part(self._pre_tokenizer),
-            part(self._post_processor),
-            part(self._decoder),
+            _core_of(self._normalizer),
+            _core_of(self._pre_tokenizer),
+            _core_of(self._post_processor),
+            _core_of(self._decoder),
         )
         settings = (self._truncation, self._padding)
         built = self._built
@@ -176,11 +180,9 @@ class Tokenizer:
         # What training counts needs only the stages before the model (HF trains models
         # that cannot encode yet, such as a WordPiece without its unknown token): a stand-in
         # model takes the model's place.
-        part = lambda c: None if c is None else c._core_object()  # noqa: E731
         stand_in = _core.CoreModel.word_level({"<unk>": 0}, "<unk>")
-        return _core.CorePipeline(
-            stand_in, part(self._normalizer), part(self._pre_tokenizer), None, None, self._added
-        )
+        normalizer, pre_tokenizer = _core_of(self._normalizer), _core_of(self._pre_tokenizer)
+        return _core.CorePipeline(stand_in, normalizer, pre_tokenizer, None, None, self._added)
 
     def enable_truncation(
         self,
