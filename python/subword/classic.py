@@ -127,16 +127,23 @@ class ClassicBPE:
 
     # ----- files -----
 
-    def save(self, path: str) -> None:
-        """Write the model as JSON (tokens in id order, merges in order), atomically."""
-        doc = {
+    def _doc(self) -> dict:
+        return {
             "format": _FORMAT,
             "suffix": self._core.suffix(),
             "unk_token": self._core.unk_token(),
             "tokens": self._core.tokens(),
             "merges": self.merges,
         }
-        _files.write_atomic(path, json.dumps(doc, ensure_ascii=False))
+
+    @classmethod
+    def _from_doc(cls, doc: dict) -> ClassicBPE:
+        merges = [tuple(m) for m in doc["merges"]]
+        return cls(_core.ClassicCore(doc["tokens"], merges, doc["suffix"], doc["unk_token"]))
+
+    def save(self, path: str) -> None:
+        """Write the model as JSON (tokens in id order, merges in order), atomically."""
+        _files.write_atomic(path, json.dumps(self._doc(), ensure_ascii=False))
 
     @classmethod
     def load(cls, path: str) -> ClassicBPE:
@@ -147,5 +154,16 @@ class ClassicBPE:
                 raise ValueError(f"{path}: not a ClassicBPE file ({e})") from None
         if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
             raise ValueError(f"{path}: not a ClassicBPE file (expected format {_FORMAT!r})")
-        merges = [tuple(m) for m in doc["merges"]]
-        return cls(_core.ClassicCore(doc["tokens"], merges, doc["suffix"], doc["unk_token"]))
+        return cls._from_doc(doc)
+
+    # ----- pickling and equality: by the saved form -----
+
+    def __reduce__(self):
+        return (ClassicBPE._from_doc, (self._doc(),))
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, ClassicBPE):
+            return NotImplemented
+        return self._doc() == other._doc()
+
+    __hash__ = None  # type: ignore[assignment]

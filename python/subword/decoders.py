@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from ._value import ByValue
+
 __all__ = ["ByteLevel", "WordPiece"]
 
 
-class ByteLevel:
+class ByteLevel(ByValue):
     """Turns byte-level tokens back into text (invalid UTF-8 becomes U+FFFD, as in HF)."""
 
     def __init__(
@@ -16,7 +18,7 @@ class ByteLevel:
         self.use_regex = use_regex
 
 
-class WordPiece:
+class WordPiece(ByValue):
     """Joins WordPiece tokens: ``prefix`` glues a piece to the one before, other tokens get a
     space; ``cleanup`` undoes BERT's spaces before punctuation and contractions."""
 

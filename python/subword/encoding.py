@@ -530,6 +530,16 @@ class Encoding:
             state["normalize"] = self._core.normalize()
         return state
 
+    def __eq__(self, other) -> bool:
+        # By content, so that an unpickled copy equals its original (tiktoken compares identity,
+        # which no copy can pass).
+        if not isinstance(other, Encoding):
+            return NotImplemented
+        return self is other or self.__getstate__() == other.__getstate__()
+
+    def __hash__(self) -> int:
+        return hash((self.name, str(self._pat_str)))
+
     def __setstate__(self, value):
         from . import registry
 

@@ -6,11 +6,12 @@ import json
 import os
 
 from . import _core
+from ._value import ByValue
 
 __all__ = ["BPE", "WordPiece"]
 
 
-class BPE:
+class BPE(ByValue):
     """A byte-level BPE model, as ``tokenizers.models.BPE``.
 
     ``BPE()`` is empty (train it); ``BPE(vocab, merges)`` takes HF's byte-level forms: ``vocab``
@@ -73,7 +74,7 @@ class BPE:
         }
 
 
-class WordPiece:
+class WordPiece(ByValue):
     """A WordPiece model, as ``tokenizers.models.WordPiece``: greedy longest-match encoding.
 
     ``WordPiece()`` is empty (train it); ``WordPiece(vocab)`` takes a token -> id dict with ids

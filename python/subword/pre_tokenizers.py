@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import _core
+from ._value import ByValue
 
 __all__ = ["BertPreTokenizer", "ByteLevel", "Split", "Sequence"]
 
@@ -19,7 +20,7 @@ def _byte_alphabet() -> list[str]:
     return out
 
 
-class ByteLevel:
+class ByteLevel(ByValue):
     """Bytes as printable characters; with ``use_regex`` the text is first cut by GPT-2's pattern.
 
     ``add_prefix_space=True`` (HF's default) puts a space before the text (before each stretch
@@ -50,7 +51,7 @@ class ByteLevel:
         }
 
 
-class Split:
+class Split(ByValue):
     """Cut text by a regex, keeping the matches as pieces (``behavior="isolated"`` only)."""
 
     def __init__(self, pattern, behavior: str = "isolated", invert: bool = False):
@@ -62,7 +63,7 @@ class Split:
         self.pattern = pattern
 
 
-class Sequence:
+class Sequence(ByValue):
     """``Sequence([Split(regex), …, ByteLevel(use_regex=False)])``: one or more patterns, each
     isolating its matches within the pieces of the one before (DeepSeek-V3 has three), then
     bytes."""
@@ -99,7 +100,7 @@ class Sequence:
         return {"type": "Sequence", "pretokenizers": [*splits, self.pretokenizers[-1]._json()]}
 
 
-class BertPreTokenizer:
+class BertPreTokenizer(ByValue):
     """Words split on whitespace; each punctuation character is a word of its own."""
 
     def _json(self) -> dict:

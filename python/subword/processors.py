@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ._value import ByValue
+
 __all__ = ["BertProcessing", "TemplateProcessing"]
 
 
@@ -11,7 +13,7 @@ def _token(t) -> tuple[str, int]:
     return str(t[0]), int(t[1])
 
 
-class BertProcessing:
+class BertProcessing(ByValue):
     """``[CLS] A [SEP]`` and ``[CLS] A [SEP] B [SEP]`` (type ids 0 for A, 1 for B)."""
 
     def __init__(self, sep: tuple[str, int], cls: tuple[str, int]):
@@ -46,7 +48,7 @@ def _pieces(template, what: str) -> list[dict]:
     return out
 
 
-class TemplateProcessing:
+class TemplateProcessing(ByValue):
     """HF's template syntax: ``single="[CLS] $A [SEP]"``,
     ``pair="[CLS] $A [SEP] $B:1 [SEP]:1"``, ``special_tokens=[("[CLS]", 101), ("[SEP]", 102)]``.
     """

@@ -343,4 +343,6 @@ def get_encoding(name: str) -> Encoding:
 
 
 def is_registered(enc: Encoding) -> bool:
-    return _encodings.get(enc.name) is enc
+    """Whether ``enc`` is the named encoding or a copy sharing its model (an unpickled one)."""
+    known = _encodings.get(enc.name)
+    return known is not None and (known is enc or known._core is enc._core)

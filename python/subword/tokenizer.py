@@ -21,6 +21,7 @@ from .encoding import (
     _stream_ids,
 )
 from .models import BPE
+from .tokenizers._tokenizer import Encoding as _HFEncoding
 
 __all__ = ["Tokenizer", "Encoded"]
 
@@ -51,6 +52,13 @@ class Encoded(metaclass=ABCMeta):  # noqa: B024 - an ABC only so the Rust class 
             f"Encoded(num_tokens={len(self.ids)}, ids={self.ids[:8]}{'…' if len(self) > 8 else ''})"
         )
 
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Encoded):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in Encoded.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
     def _extend(self, other: Encoded) -> Encoded:
         for name in self.__slots__:
             getattr(self, name).extend(getattr(other, name))
@@ -58,6 +66,8 @@ class Encoded(metaclass=ABCMeta):  # noqa: B024 - an ABC only so the Rust class 
 
 
 Encoded.register(_core.Encoded)
+# What an unpickled Rust result comes back as (subword.tokenizers' result class).
+Encoded.register(_HFEncoding)
 
 
 def _nfc_normalizer():
@@ -390,6 +400,22 @@ class Tokenizer:
         with open(os.fspath(path), encoding="utf-8") as f:
             return cls.from_str(f.read())
 
+    # ----- pickling and equality -----
+
+    def __reduce__(self):
+        # A tokenizer with a model pickles as its tokenizer.json (what HF pickles); one not yet
+        # trained as its settings.
+        if self._core is None and self.model.vocab is None:
+            return (_restore, (type(self), dict(vars(self))))
+        return (Tokenizer.from_str, (self.to_str(),))
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.__reduce__()[1] == other.__reduce__()[1]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as HF's
+
     # ----- the tiktoken dialect -----
 
     def to_encoding(self, name: str = "tokenizer") -> Encoding:
@@ -417,6 +443,12 @@ class Tokenizer:
                 ]
             )
         return tok
+
+
+def _restore(cls, state: dict) -> Tokenizer:
+    tok = object.__new__(cls)
+    tok.__dict__.update(state)
+    return tok
 
 
 def _pre_tokenizer_from_json(pre: dict | None, prefix: bool):

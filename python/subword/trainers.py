@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from . import _checks
+from ._value import ByValue
 
 __all__ = ["BpeTrainer", "WordPieceTrainer"]
 
 
-class BpeTrainer:
+class BpeTrainer(ByValue):
     """Settings for training a byte-level BPE, as ``tokenizers.trainers.BpeTrainer``.
 
     Differences that make it correct by default: all 256 bytes are always in the vocabulary
@@ -49,7 +50,7 @@ class BpeTrainer:
 BERT_SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
-class WordPieceTrainer:
+class WordPieceTrainer(ByValue):
     """Settings for training WordPiece, as ``tokenizers.trainers.WordPieceTrainer``, with the
     real WordPiece score: pairs are ranked by count(ab) / (count(a) * count(b)), not by count
     (HF's trainer is BPE under the hood).
@@ -100,3 +101,9 @@ class WordPieceTrainer:
         if not isinstance(self._merges, list):
             self._merges = [tuple(m) for m in self._merges.to_list()]
         return self._merges
+
+    def _state(self):
+        return {**vars(self), "_merges": self.merges}
+
+    def __getstate__(self):
+        return self._state()

@@ -8,6 +8,7 @@ post-processors run in the pipeline; truncation and padding come with the rest o
 from __future__ import annotations
 
 import asyncio
+import copyreg
 from typing import Any
 
 from .. import _core
@@ -118,6 +119,57 @@ class Encoding:
             if seq == sequence_index and s <= char_pos < e:
                 return k
         return None
+
+    def char_to_word(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        token = self.char_to_token(char_pos, sequence_index)
+        return None if token is None else self.word_ids[token]
+
+    def __eq__(self, other) -> bool:
+        # Against this class or the Rust result (``subword._core.Encoded``): the same columns
+        # and the same windows.
+        try:
+            return all(getattr(self, n) == getattr(other, n) for n in _COLUMNS) and (
+                self.n_sequences == other.n_sequences and self.overflowing == other.overflowing
+            )
+        except AttributeError:
+            return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_COLUMNS = (
+    "ids",
+    "tokens",
+    "type_ids",
+    "offsets",
+    "word_ids",
+    "sequence_ids",
+    "special_tokens_mask",
+    "attention_mask",
+)
+
+
+def _result_tree(result) -> list:
+    """A result and its windows as ``Encoding._from_tree`` takes them."""
+    tree: list = []
+
+    def walk(e, parent: int) -> None:
+        tree.append((parent, [list(getattr(e, n)) for n in _COLUMNS]))
+        me = len(tree) - 1
+        for w in e.overflowing:
+            walk(w, me)
+
+    walk(result, -1)
+    return tree
+
+
+def _reduce_core_result(result):
+    # The Rust result is a view into its tokenizer's batch; its pickle is the columns, which
+    # unpickle as this module's Encoding (same attributes and methods, equal to the original).
+    return (Encoding._from_tree, (_result_tree(result), result.n_sequences == 2))
+
+
+copyreg.pickle(_core.Encoded, _reduce_core_result)
 
 
 def _checked(value: Any, kind: type, what: str):
@@ -506,3 +558,10 @@ class Tokenizer:
 
     def __reduce__(self):
         return (Tokenizer.from_str, (self.to_str(),))
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Tokenizer):
+            return NotImplemented
+        return self.to_str() == other.to_str()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as HF's
