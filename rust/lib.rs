@@ -9,6 +9,7 @@ pub mod bert;
 pub mod decoders;
 pub mod encode;
 pub mod error;
+pub mod files;
 pub mod models;
 pub mod normalize;
 pub mod normalizers;

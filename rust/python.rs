@@ -1,6 +1,7 @@
 //! PyO3 bindings: type conversion, GIL release and error mapping only; no tokenizer logic here.
 
 mod decoders;
+mod files;
 mod id_lists;
 mod normalizers;
 mod pipeline;
@@ -18,8 +19,8 @@ use crate::train::{self, PreTokenCounter, Splitter, TieBreak, TrainOptions};
 use crate::vocab::{Rank, Vocab};
 use crate::wordpiece::pipeline::WordPieceTokenizer;
 use pyo3::exceptions::{
-    PyFileNotFoundError, PyIsADirectoryError, PyKeyError, PyOSError, PyPermissionError,
-    PyTypeError, PyValueError,
+    PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyKeyError, PyOSError,
+    PyPermissionError, PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -51,6 +52,7 @@ fn to_py(err: Error) -> PyErr {
                 std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
                 std::io::ErrorKind::PermissionDenied => PyPermissionError::new_err(msg),
                 std::io::ErrorKind::IsADirectory => PyIsADirectoryError::new_err(msg),
+                std::io::ErrorKind::AlreadyExists => PyFileExistsError::new_err(msg),
                 _ => PyOSError::new_err(msg),
             }
         }
@@ -1338,6 +1340,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pipeline::PyProcessor>()?;
     m.add_class::<PyStream>()?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(files::encode_files, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(parse_tiktoken_ranks, m)?)?;
     m.add_function(wrap_pyfunction!(render_tiktoken_ranks, m)?)?;

@@ -12,6 +12,7 @@ from ._core import get_num_threads, set_num_threads
 from .classic import ClassicBPE
 from .encoding import Encoding
 from .registry import RanksNotFoundError, get_encoding, list_encoding_names
+from .shards import encode_files, read_shards
 from .tokenizer import Encoded, Tokenizer
 from .training import train, train_from_counts, train_from_iterator
 
@@ -34,6 +35,8 @@ __all__ = [
     "train",
     "train_from_counts",
     "train_from_iterator",
+    "encode_files",
+    "read_shards",
 ]
 __version__ = "0.1.0"
 

@@ -1,7 +1,7 @@
 //! The encoder: specials split → pre-tokenize → per piece: whole-piece lookup, word cache, rank merge.
 
 mod backtrack;
-mod batch;
+pub(crate) mod batch;
 mod cache;
 mod detailed;
 mod hot;
@@ -428,12 +428,12 @@ impl Encoder {
     }
 
     /// `encode_ordinary(text)` appended to `out`.
-    fn append_ordinary(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
+    pub fn append_ordinary(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
         self.encode_stretch(&self.normalized(text), out).map(drop)
     }
 
-    /// `encode(text)` under `rules`, appended to `out`.
-    fn append_with_rules(&self, text: &str, rules: &Rules, out: &mut Vec<Rank>) -> Result<()> {
+    /// `encode(text)` under `rules` (from `specials().rules(..)`), appended to `out`.
+    pub fn append_with_rules(&self, text: &str, rules: &Rules, out: &mut Vec<Rank>) -> Result<()> {
         let text = &*self.normalized(text);
         rules.check(text)?;
         self.encode_into(text, rules, out).map(drop)

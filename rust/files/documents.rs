@@ -1,0 +1,292 @@
+//! Cutting an input's text into documents: one per line, between separators, or one per jsonl
+//! record (a named string field). Documents come out in batches of about `batch_bytes` of text.
+//!
+//! Invariants: nothing of the input is lost but the boundaries themselves (the line ending, the
+//! separator); an empty last piece after the final boundary is not a document (a file that ends
+//! with a newline has no empty last line); text that is not UTF-8 is an error naming the file
+//! and the document's position, or with `lossy` becomes U+FFFD as Python's `errors="replace"`.
+
+use crate::error::{Error, Result};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use std::io::BufRead;
+use std::path::Path;
+
+#[derive(Clone, Debug)]
+pub enum Format {
+    /// One document per line (`\n` or `\r\n` ends a line).
+    Lines,
+    /// Documents between occurrences of this (non-empty) separator.
+    Separated(String),
+    /// One JSON object per line; the document is its string `field`.
+    Jsonl(String),
+}
+
+/// Pulls documents out of one input.
+pub struct Splitter<'a> {
+    path: &'a Path,
+    format: &'a Format,
+    lossy: bool,
+    /// Bytes read and not yet cut into documents (separated format).
+    pending: Vec<u8>,
+    start: usize,
+    /// Documents (lines, records) seen so far: positions in errors.
+    seen: u64,
+    done: bool,
+}
+
+impl<'a> Splitter<'a> {
+    pub fn new(path: &'a Path, format: &'a Format, lossy: bool) -> Self {
+        Splitter {
+            path,
+            format,
+            lossy,
+            pending: Vec::new(),
+            start: 0,
+            seen: 0,
+            done: false,
+        }
+    }
+
+    /// The next documents, about `batch_bytes` of text (at least one document unless the input
+    /// is exhausted); empty at the end.
+    pub fn next_batch(
+        &mut self,
+        reader: &mut dyn BufRead,
+        batch_bytes: usize,
+    ) -> Result<Vec<String>> {
+        let mut docs = Vec::new();
+        let mut size = 0;
+        while size < batch_bytes && !self.done {
+            let Some(doc) = self.next_doc(reader)? else {
+                self.done = true;
+                break;
+            };
+            size += doc.len() + 1;
+            docs.push(doc);
+        }
+        Ok(docs)
+    }
+
+    fn next_doc(&mut self, reader: &mut dyn BufRead) -> Result<Option<String>> {
+        match self.format {
+            Format::Lines => {
+                let Some(line) = self.next_line(reader)? else {
+                    return Ok(None);
+                };
+                self.text(line, "line").map(Some)
+            }
+            Format::Separated(sep) => {
+                let Some(doc) = self.next_separated(reader, sep.as_bytes())? else {
+                    return Ok(None);
+                };
+                self.text(doc, "document").map(Some)
+            }
+            Format::Jsonl(field) => loop {
+                let Some(line) = self.next_line(reader)? else {
+                    return Ok(None);
+                };
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue; // a blank line holds no record
+                }
+                return self.field(&line, field).map(Some);
+            },
+        }
+    }
+
+    fn io(&self, source: std::io::Error) -> Error {
+        Error::Io {
+            path: self.path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The next line without its ending; None at the end of the input.
+    fn next_line(&mut self, reader: &mut dyn BufRead) -> Result<Option<Vec<u8>>> {
+        let mut line = Vec::new();
+        if reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| self.io(e))?
+            == 0
+        {
+            return Ok(None);
+        }
+        self.seen += 1;
+        if line.last() == Some(&b'\n') {
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+        }
+        Ok(Some(line))
+    }
+
+    fn next_separated(&mut self, reader: &mut dyn BufRead, sep: &[u8]) -> Result<Option<Vec<u8>>> {
+        // `pending[start..]` is unread; the read part is dropped only when it is most of the
+        // buffer, so cutting many short documents out of one chunk copies each byte about once.
+        let mut searched = self.start;
+        loop {
+            if let Some(at) = memchr::memmem::find(&self.pending[searched..], sep) {
+                let end = searched + at;
+                let doc = self.pending[self.start..end].to_vec();
+                self.start = end + sep.len();
+                self.seen += 1;
+                return Ok(Some(doc));
+            }
+            if self.start > self.pending.len() / 2 {
+                self.pending.drain(..self.start);
+                self.start = 0;
+            }
+            // A separator may straddle what is buffered and what comes next.
+            searched = self
+                .pending
+                .len()
+                .saturating_sub(sep.len() - 1)
+                .max(self.start);
+            let chunk = reader.fill_buf().map_err(|e| self.io(e))?;
+            if chunk.is_empty() {
+                if self.start == self.pending.len() {
+                    return Ok(None);
+                }
+                self.seen += 1;
+                let doc = self.pending[self.start..].to_vec();
+                self.start = self.pending.len();
+                return Ok(Some(doc));
+            }
+            let n = chunk.len();
+            self.pending.extend_from_slice(chunk);
+            reader.consume(n);
+        }
+    }
+
+    fn text(&self, bytes: Vec<u8>, what: &str) -> Result<String> {
+        match String::from_utf8(bytes) {
+            Ok(s) => Ok(s),
+            Err(e) if self.lossy => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            Err(e) => Err(Error::invalid(format!(
+                "{}: {what} {} is not UTF-8 ({}); pass errors=\"replace\" to read invalid bytes \
+                 as U+FFFD",
+                self.path.display(),
+                self.seen,
+                e.utf8_error()
+            ))),
+        }
+    }
+
+    fn field(&self, line: &[u8], field: &str) -> Result<String> {
+        let bad = |msg: String| {
+            Error::invalid(format!(
+                "{}: record {} (line {}): {msg}",
+                self.path.display(),
+                self.seen,
+                self.seen
+            ))
+        };
+        let owned;
+        let line = match std::str::from_utf8(line) {
+            Ok(s) => s,
+            Err(_) if self.lossy => {
+                owned = String::from_utf8_lossy(line).into_owned();
+                owned.as_str()
+            }
+            Err(e) => return Err(bad(format!("not UTF-8 ({e})"))),
+        };
+        let mut de = serde_json::Deserializer::from_str(line);
+        let found = FieldOf(field)
+            .deserialize(&mut de)
+            .and_then(|v| de.end().map(|()| v))
+            .map_err(|e| bad(format!("not a JSON object ({e})")))?;
+        match found {
+            Found::Text(s) => Ok(s),
+            Found::Missing => Err(bad(format!(
+                "no field {field:?}; pass field=\"...\" naming the field that holds the text"
+            ))),
+            Found::NotText(kind) => Err(bad(format!("field {field:?} is {kind}, not a string"))),
+        }
+    }
+}
+
+enum Found {
+    Text(String),
+    Missing,
+    NotText(&'static str),
+}
+
+/// A visitor that keeps one field of a JSON object and skips the others without building them.
+struct FieldOf<'f>(&'f str);
+
+impl<'de> DeserializeSeed<'de> for FieldOf<'_> {
+    type Value = Found;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Found, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldOf<'_> {
+    type Value = Found;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Found, A::Error> {
+        let mut found = Found::Missing;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            // A repeated key: the last one counts, as in Python's json.
+            if key == self.0 {
+                found = map.next_value::<Kind>()?.0;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// A JSON value read as text, or the name of its kind when it is not a string.
+struct Kind(Found);
+
+impl<'de> de::Deserialize<'de> for Kind {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Kind;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_str<E>(self, s: &str) -> std::result::Result<Kind, E> {
+                Ok(Kind(Found::Text(s.to_owned())))
+            }
+            fn visit_string<E>(self, s: String) -> std::result::Result<Kind, E> {
+                Ok(Kind(Found::Text(s)))
+            }
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<Kind, E> {
+                Ok(Kind(Found::NotText("a boolean")))
+            }
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<Kind, E> {
+                Ok(Kind(Found::NotText("a number")))
+            }
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<Kind, E> {
+                Ok(Kind(Found::NotText("a number")))
+            }
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<Kind, E> {
+                Ok(Kind(Found::NotText("a number")))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Kind, E> {
+                Ok(Kind(Found::NotText("null")))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> std::result::Result<Kind, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Kind(Found::NotText("an array")))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> std::result::Result<Kind, A::Error> {
+                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Kind(Found::NotText("an object")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}

@@ -1,0 +1,356 @@
+//! Files → token shards: the dataset job. Inputs are read as a stream and cut into documents,
+//! the documents encoded on the pool, and their ids written as `.npy` shards with a document
+//! index and a `manifest.json` (see [`shards`] for the layout).
+//!
+//! Idea: reading and encoding overlap. A reader thread decompresses the inputs and cuts them into
+//! batches of about [`BATCH_BYTES`] of text, handing each over a channel that holds one; the
+//! calling thread encodes a batch on the pool while the next is read, and appends the ids to
+//! the shard writer in input order. So:
+//! - memory is bounded by a few batches of text and their ids, whatever the input size or the
+//!   shard size (shards are streamed to disk);
+//! - the output is deterministic: documents are encoded one by one and written in order, so the
+//!   bytes are the same for any thread count and wherever the batches fall;
+//! - the manifest is written last: a folder with a manifest is complete. A failed job removes
+//!   what it wrote.
+//!
+//! Downside: one reader thread. Decompressing and parsing one input is not parallel, which caps a
+//! single gzip/jsonl input at one core's rate of doing that.
+
+pub mod documents;
+pub mod input;
+pub mod npy;
+pub mod shards;
+#[cfg(test)]
+mod tests;
+
+use crate::error::{Error, Result};
+use crate::vocab::Rank;
+use documents::{Format, Splitter};
+use input::{Fingerprint, Input};
+pub use npy::Dtype;
+use shards::{Shard, ShardWriter};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Text per batch: enough for every thread to have many documents, small enough that a few
+/// batches in flight stay far below the memory of the input.
+pub const BATCH_BYTES: usize = 4 << 20;
+
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// What the manifest records about the tokenizer (the caller knows it; the encoder does not).
+#[derive(Clone, Debug)]
+pub struct TokenizerInfo {
+    pub name: String,
+    pub kind: String,
+    pub n_vocab: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub format: Format,
+    /// Invalid UTF-8 becomes U+FFFD instead of an error.
+    pub lossy: bool,
+    pub dtype: Dtype,
+    pub shard_tokens: u64,
+    /// Appended after every document.
+    pub eot: Option<Rank>,
+    pub num_threads: usize,
+    pub show_progress: bool,
+    pub batch_bytes: usize,
+    /// Replace shards already in the folder (else finding some there is an error).
+    pub overwrite: bool,
+    pub tokenizer: TokenizerInfo,
+}
+
+#[derive(Clone, Debug)]
+pub struct InputReport {
+    pub path: PathBuf,
+    pub fingerprint: Fingerprint,
+    pub documents: u64,
+    pub tokens: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub inputs: Vec<InputReport>,
+    pub shards: Vec<Shard>,
+    pub documents: u64,
+    pub tokens: u64,
+}
+
+/// What the reader thread sends.
+enum Msg {
+    Batch(usize, Vec<String>),
+    /// Input `k` is read to its end.
+    End(usize, Fingerprint),
+}
+
+/// Encode `inputs` into shards in `out_dir`; `encode` appends one document's ids.
+pub fn encode_files(
+    inputs: &[PathBuf],
+    out_dir: &Path,
+    opts: &Options,
+    encode: &(dyn Fn(&str, &mut Vec<Rank>) -> Result<()> + Sync),
+) -> Result<Report> {
+    if opts.shard_tokens == 0 {
+        return Err(Error::invalid("shard_tokens must be at least 1"));
+    }
+    if let Some(eot) = opts.eot {
+        check_fits(eot as u64, opts.dtype)?;
+    }
+    let total: u64 = inputs
+        .iter()
+        .map(|p| std::fs::metadata(p).map(|m| m.len()).map_err(io(p)))
+        .sum::<Result<u64>>()?;
+    let threads = crate::pool::resolve(opts.num_threads)?;
+    prepare_folder(out_dir, opts.overwrite)?;
+    let read = Arc::new(AtomicU64::new(0));
+    let mut writer = ShardWriter::new(out_dir, opts.dtype, opts.shard_tokens)?;
+    let mut reports: Vec<InputReport> = inputs
+        .iter()
+        .map(|p| InputReport {
+            path: p.clone(),
+            fingerprint: Fingerprint::default(),
+            documents: 0,
+            tokens: 0,
+        })
+        .collect();
+    let mut progress = Progress::new(opts.show_progress, total, read.clone());
+    let result = std::thread::scope(|scope| -> Result<()> {
+        let (tx, rx) = mpsc::sync_channel::<Result<Msg>>(1);
+        let reader_read = read.clone();
+        scope.spawn(move || read_inputs(inputs, opts, reader_read, tx));
+        let mut interrupts = crate::train::Interrupts::new();
+        for msg in rx {
+            match msg? {
+                Msg::Batch(k, docs) => {
+                    let batch = crate::encode::batch::par_map_flat(&docs, threads, |t, out| {
+                        encode(t, out)?;
+                        out.extend(opts.eot);
+                        Ok(())
+                    })?;
+                    for ids in batch.texts() {
+                        writer.push_document(ids)?;
+                        reports[k].documents += 1;
+                        reports[k].tokens += ids.len() as u64;
+                    }
+                    progress.show(writer_tokens(&reports));
+                }
+                Msg::End(k, fingerprint) => reports[k].fingerprint = fingerprint,
+            }
+            interrupts.poll()?;
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        for shard in writer.published() {
+            let _ = std::fs::remove_file(out_dir.join(&shard.file));
+        }
+        return Err(e);
+    }
+    let (shards, documents, tokens) = writer.finish()?;
+    progress.finish(tokens);
+    let report = Report {
+        inputs: reports,
+        shards,
+        documents,
+        tokens,
+    };
+    crate::formats::write_atomic(
+        &out_dir.join(MANIFEST_FILE),
+        manifest(&report, opts).as_bytes(),
+    )?;
+    Ok(report)
+}
+
+fn writer_tokens(reports: &[InputReport]) -> u64 {
+    reports.iter().map(|r| r.tokens).sum()
+}
+
+fn check_fits(id: u64, dtype: Dtype) -> Result<()> {
+    if id > dtype.max() {
+        return Err(Error::invalid(format!(
+            "token id {id} does not fit {}: pass dtype=\"uint32\" (or \"auto\")",
+            dtype.name()
+        )));
+    }
+    Ok(())
+}
+
+/// The reader thread: every input in order, cut into batches. Stops early when the receiver is
+/// gone (the encoding side failed).
+fn read_inputs(
+    inputs: &[PathBuf],
+    opts: &Options,
+    read: Arc<AtomicU64>,
+    tx: mpsc::SyncSender<Result<Msg>>,
+) {
+    for (k, path) in inputs.iter().enumerate() {
+        let sent = (|| -> Result<bool> {
+            let mut input = Input::open(path, read.clone())?;
+            let mut splitter = Splitter::new(path, &opts.format, opts.lossy);
+            loop {
+                let docs = splitter.next_batch(input.reader(), opts.batch_bytes)?;
+                if docs.is_empty() {
+                    break;
+                }
+                if tx.send(Ok(Msg::Batch(k, docs))).is_err() {
+                    return Ok(false);
+                }
+            }
+            let fingerprint = match input.fingerprint() {
+                Some(f) => f,
+                // The decoder stopped before the raw end (trailing bytes): hash the file again.
+                None => input::fingerprint_of(path)?,
+            };
+            Ok(tx.send(Ok(Msg::End(k, fingerprint))).is_ok())
+        })();
+        match sent {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
+    }
+}
+
+/// Make `dir`, refusing (or with `overwrite`, removing) shards a previous job left there. The
+/// manifest goes first, so that a half-cleaned folder never looks complete.
+fn prepare_folder(dir: &Path, overwrite: bool) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let ours = |name: &str| {
+        name == MANIFEST_FILE
+            || name == shards::INDEX_FILE
+            || (name.starts_with("shard_") && name.ends_with(".npy"))
+    };
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io(dir))?
+        .filter_map(|e| e.ok())
+        .filter(|e| ours(&e.file_name().to_string_lossy()))
+        .map(|e| e.path())
+        .collect();
+    if found.is_empty() {
+        return Ok(());
+    }
+    if !overwrite {
+        return Err(Error::Io {
+            path: dir.to_path_buf(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "already holds shards: pick an empty folder or pass overwrite=True",
+            ),
+        });
+    }
+    found.sort_by_key(|p| p.file_name().map(|n| n != MANIFEST_FILE));
+    for path in found {
+        std::fs::remove_file(&path).map_err(io(&path))?;
+    }
+    Ok(())
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The manifest: what was encoded with what, and where the ids are.
+fn manifest(report: &Report, opts: &Options) -> String {
+    use serde_json::json;
+    let (format, option) = match &opts.format {
+        Format::Lines => ("text", json!({"separator": null})),
+        Format::Separated(s) => ("text", json!({"separator": s})),
+        Format::Jsonl(f) => ("jsonl", json!({"field": f})),
+    };
+    let mut options = json!({
+        "format": format,
+        "shard_tokens": opts.shard_tokens,
+        "errors": if opts.lossy { "replace" } else { "strict" },
+    });
+    if let (Some(o), Some(extra)) = (options.as_object_mut(), option.as_object()) {
+        o.extend(extra.clone());
+    }
+    let doc = json!({
+        "format": "subword-shards",
+        "version": 1,
+        "tokenizer": {
+            "name": opts.tokenizer.name,
+            "kind": opts.tokenizer.kind,
+            "n_vocab": opts.tokenizer.n_vocab,
+        },
+        "dtype": opts.dtype.name(),
+        "eot": opts.eot,
+        "documents": report.documents,
+        "tokens": report.tokens,
+        "index": shards::INDEX_FILE,
+        "shards": report.shards.iter().map(|s| json!({"file": s.file, "tokens": s.tokens})).collect::<Vec<_>>(),
+        "inputs": report.inputs.iter().map(|i| json!({
+            "path": i.path.to_string_lossy(),
+            "bytes": i.fingerprint.bytes,
+            "sha256": i.fingerprint.sha256,
+            "documents": i.documents,
+            "tokens": i.tokens,
+        })).collect::<Vec<_>>(),
+        "options": options,
+    });
+    serde_json::to_string_pretty(&doc).expect("a JSON value always renders") + "\n"
+}
+
+/// A progress line on stderr: bytes read of the total, tokens written, rate, time left.
+struct Progress {
+    show: bool,
+    total: u64,
+    read: Arc<AtomicU64>,
+    start: Instant,
+    last: Instant,
+}
+
+impl Progress {
+    fn new(show: bool, total: u64, read: Arc<AtomicU64>) -> Self {
+        let now = Instant::now();
+        Progress {
+            show,
+            total,
+            read,
+            start: now,
+            last: now,
+        }
+    }
+
+    fn line(&self, tokens: u64) -> String {
+        let read = self.read.load(Ordering::Relaxed);
+        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
+        let rate = read as f64 / secs;
+        let left = if rate > 0.0 && self.total > read {
+            format!(", ETA {:.0} s", (self.total - read) as f64 / rate)
+        } else {
+            String::new()
+        };
+        format!(
+            "\rtokenize: {:.1}/{:.1} MB read, {tokens} tokens, {:.1} MB/s{left}   ",
+            read as f64 / 1e6,
+            self.total as f64 / 1e6,
+            rate / 1e6
+        )
+    }
+
+    fn show(&mut self, tokens: u64) {
+        if self.show && self.last.elapsed().as_millis() >= 200 {
+            self.last = Instant::now();
+            eprint!("{}", self.line(tokens));
+        }
+    }
+
+    fn finish(&self, tokens: u64) {
+        if self.show {
+            eprintln!("{}", self.line(tokens));
+        }
+    }
+}

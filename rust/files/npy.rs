@@ -1,0 +1,195 @@
+//! One `.npy` file of little-endian unsigned integers, written as a stream and published
+//! atomically.
+//!
+//! Idea: the length of the array is only known at the end, but `.npy` states it in the header.
+//! The header is therefore written with room to spare (a fixed 128 bytes, enough for any
+//! 64-bit length) and rewritten in place when the stream ends; the data goes to a temporary
+//! file in the same folder, which is synced and renamed over the target only then. A reader sees
+//! the whole file or none of it. Downside: a crash leaves a hidden `.tmp` file behind.
+
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// The header's size: a multiple of 64 (numpy aligns the data so), holding the longest shape.
+const HEADER_LEN: usize = 128;
+
+/// The element types written here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dtype {
+    U16,
+    U32,
+    U64,
+}
+
+impl Dtype {
+    /// numpy's name (`numpy.dtype(name)`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::U16 => "uint16",
+            Dtype::U32 => "uint32",
+            Dtype::U64 => "uint64",
+        }
+    }
+
+    fn descr(self) -> &'static str {
+        match self {
+            Dtype::U16 => "<u2",
+            Dtype::U32 => "<u4",
+            Dtype::U64 => "<u8",
+        }
+    }
+
+    /// The largest value it holds.
+    pub fn max(self) -> u64 {
+        match self {
+            Dtype::U16 => u16::MAX as u64,
+            Dtype::U32 => u32::MAX as u64,
+            Dtype::U64 => u64::MAX,
+        }
+    }
+}
+
+/// `.npy` header of a 1-D array of `len` elements, padded to [`HEADER_LEN`] bytes.
+fn header(dtype: Dtype, len: u64) -> [u8; HEADER_LEN] {
+    let dict = format!(
+        "{{'descr': '{}', 'fortran_order': False, 'shape': ({len},), }}",
+        dtype.descr()
+    );
+    let mut out = [b' '; HEADER_LEN];
+    out[..6].copy_from_slice(b"\x93NUMPY");
+    out[6] = 1; // format version 1.0
+    out[7] = 0;
+    out[8..10].copy_from_slice(&((HEADER_LEN - 10) as u16).to_le_bytes());
+    out[10..10 + dict.len()].copy_from_slice(dict.as_bytes());
+    out[HEADER_LEN - 1] = b'\n';
+    out
+}
+
+pub struct NpyWriter {
+    target: PathBuf,
+    tmp: PathBuf,
+    file: Option<BufWriter<File>>,
+    dtype: Dtype,
+    len: u64,
+}
+
+impl NpyWriter {
+    pub fn create(target: &Path, dtype: Dtype) -> Result<Self> {
+        let name = target
+            .file_name()
+            .map_or_else(|| "array".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = target.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        let mut file = BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(io(&tmp))?);
+        file.write_all(&header(dtype, 0)).map_err(io(&tmp))?;
+        Ok(NpyWriter {
+            target: target.to_path_buf(),
+            tmp,
+            file: Some(file),
+            dtype,
+            len: 0,
+        })
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Append `values`; a value the dtype cannot hold is an error (never wrapped).
+    pub fn push<T: Copy + Into<u64>>(&mut self, values: &[T]) -> Result<()> {
+        let file = self.file.as_mut().expect("pushed after finish");
+        let max = self.dtype.max();
+        let mut buf = [0u8; 4096];
+        let width = match self.dtype {
+            Dtype::U16 => 2,
+            Dtype::U32 => 4,
+            Dtype::U64 => 8,
+        };
+        for chunk in values.chunks(4096 / 8) {
+            let mut n = 0;
+            for &v in chunk {
+                let v: u64 = v.into();
+                if v > max {
+                    return Err(Error::invalid(format!(
+                        "{}: value {v} does not fit {}",
+                        self.target.display(),
+                        self.dtype.name()
+                    )));
+                }
+                buf[n..n + width].copy_from_slice(&v.to_le_bytes()[..width]);
+                n += width;
+            }
+            file.write_all(&buf[..n]).map_err(io(&self.tmp))?;
+        }
+        self.len += values.len() as u64;
+        Ok(())
+    }
+
+    /// Write the final header, sync, and rename into place.
+    pub fn finish(mut self) -> Result<()> {
+        let mut file = self
+            .file
+            .take()
+            .expect("finished twice")
+            .into_inner()
+            .map_err(|e| io(&self.tmp)(e.into_error()))?;
+        let tmp = self.tmp.clone();
+        (|| {
+            file.seek(SeekFrom::Start(0))?;
+            file.write_all(&header(self.dtype, self.len))?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, &self.target)
+        })()
+        .map_err(io(&tmp))
+    }
+}
+
+impl Drop for NpyWriter {
+    /// A writer dropped unfinished (an error on the way) leaves no temporary file.
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_aligned_and_holds_the_longest_shape() {
+        for len in [0, 7, u64::MAX] {
+            let h = header(Dtype::U64, len);
+            let dict = std::str::from_utf8(&h[10..]).unwrap();
+            assert!(dict.contains(&format!("'shape': ({len},)")), "{dict}");
+            assert!(dict.ends_with('\n'));
+        }
+    }
+
+    #[test]
+    fn values_too_large_for_the_dtype_are_refused() {
+        let dir = std::env::temp_dir().join(format!("subword-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("x.npy");
+        let mut w = NpyWriter::create(&target, Dtype::U16).unwrap();
+        w.push(&[1u32, 65535]).unwrap();
+        assert!(w.push(&[65536u32]).is_err());
+        drop(w);
+        // Nothing published, nothing left over.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir(&dir).unwrap();
+    }
+}

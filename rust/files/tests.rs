@@ -1,0 +1,123 @@
+//! The splitter against `str::split` with buffers small enough that separators straddle reads,
+//! and compressed inputs against the plain text.
+
+use super::documents::{Format, Splitter};
+use super::input::Input;
+use std::io::{BufReader, Write};
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+fn split_all(text: &str, format: &Format, capacity: usize) -> Vec<String> {
+    let mut reader = BufReader::with_capacity(capacity, text.as_bytes());
+    let mut s = Splitter::new(Path::new("t"), format, false);
+    let mut out = Vec::new();
+    loop {
+        let docs = s.next_batch(&mut reader, 7).unwrap();
+        if docs.is_empty() {
+            return out;
+        }
+        out.extend(docs);
+    }
+}
+
+/// What the splitter promises: `split`, without an empty piece after the last boundary.
+fn reference(text: &str, sep: &str) -> Vec<String> {
+    let mut v: Vec<String> = text.split(sep).map(str::to_owned).collect();
+    if v.last().is_some_and(|l| l.is_empty()) {
+        v.pop();
+    }
+    v
+}
+
+#[test]
+fn separators_straddling_reads_are_found() {
+    let texts = [
+        "a<|sep|>bb<|sep|><|sep|>ccc<|sep|>",
+        "<|sep|>x",
+        "no separator at all",
+        "",
+        "<|sep<|sep|>|sep|>",
+    ];
+    for text in texts {
+        for capacity in [1, 2, 3, 5, 8, 64] {
+            let got = split_all(text, &Format::Separated("<|sep|>".into()), capacity);
+            assert_eq!(
+                got,
+                reference(text, "<|sep|>"),
+                "{text:?} capacity {capacity}"
+            );
+        }
+    }
+}
+
+#[test]
+fn lines_drop_only_their_endings() {
+    let text = "one\r\ntwo\n\nthree\r\r\nlast";
+    for capacity in [1, 4, 64] {
+        assert_eq!(
+            split_all(text, &Format::Lines, capacity),
+            ["one", "two", "", "three\r", "last"],
+        );
+    }
+}
+
+#[test]
+fn jsonl_takes_the_field_and_skips_the_rest() {
+    let text = "{\"id\": 1, \"meta\": {\"text\": \"inner\"}, \"text\": \"caf\\u00e9 \\\"q\\\"\"}\n\n  \n{\"text\":\"b\",\"text\":\"second\"}\n";
+    assert_eq!(
+        split_all(text, &Format::Jsonl("text".into()), 8),
+        ["café \"q\"", "second"]
+    );
+}
+
+#[test]
+fn jsonl_errors_name_the_record() {
+    for (line, says) in [
+        ("{\"id\": 1}", "no field \"text\""),
+        ("{\"text\": 5}", "is a number"),
+        ("{\"text\": null}", "is null"),
+        ("[1, 2]", "not a JSON object"),
+        ("{\"text\": \"a\"} trailing", "not a JSON object"),
+    ] {
+        let text = format!("{{\"text\": \"ok\"}}\n{line}\n");
+        let mut reader = BufReader::new(text.as_bytes());
+        let format = Format::Jsonl("text".into());
+        let mut s = Splitter::new(Path::new("data.jsonl"), &format, false);
+        let err = s.next_batch(&mut reader, 1 << 20).unwrap_err().to_string();
+        assert!(
+            err.contains("data.jsonl: record 2") && err.contains(says),
+            "{err}"
+        );
+    }
+}
+
+fn read_through_input(path: &Path) -> String {
+    let mut input = Input::open(path, Arc::new(AtomicU64::new(0))).unwrap();
+    let mut out = String::new();
+    std::io::Read::read_to_string(input.reader(), &mut out).unwrap();
+    let f = input.fingerprint().expect("read to the end");
+    assert_eq!(f.bytes, std::fs::metadata(path).unwrap().len());
+    out
+}
+
+#[test]
+fn gzip_and_zstd_inputs_read_as_their_text() {
+    let dir = std::env::temp_dir().join(format!("subword-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "안녕하세요 line one\nline two\n".repeat(1000);
+    let plain = dir.join("a.txt");
+    std::fs::write(&plain, &text).unwrap();
+    let gz = dir.join("a.txt.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text.as_bytes()).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let zst = dir.join("a.txt.zst");
+    std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 3).unwrap()).unwrap();
+    for p in [&plain, &gz, &zst] {
+        assert_eq!(read_through_input(p), text, "{}", p.display());
+    }
+    let f = super::input::fingerprint_of(&plain).unwrap();
+    assert_eq!(f.sha256.len(), 64);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
