@@ -991,3 +991,43 @@ def test_ctrl_c_during_merging_exits_130_promptly_and_writes_nothing(tmp_path):
     assert text.rstrip("\n").split("\n")[-1].endswith("subword: interrupted")
     assert not stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt"], "no output file is left"
+
+
+# ----- tokenize: files to shards -----
+
+
+def test_tokenize_writes_shards_equal_to_tiktoken_and_stats_reads_them(encodings, tmp_path):
+    import numpy as np
+    import subword
+
+    _, tk = encodings("r50k_base")
+    lines = [" ".join(EN_WORDS[i : i + 7]) for i in range(0, 40)] + [" ".join(KO_WORDS)]
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps({"body": t}) + "\n" for t in lines))
+    out = tmp_path / "shards"
+    r = run(
+        "tokenize",
+        tmp_path / "a.jsonl",
+        "--encoding",
+        "r50k_base",
+        "--format",
+        "jsonl",
+        "--field",
+        "body",
+        "-o",
+        out,
+        "--shard-tokens",
+        "64",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "tokenize:" in r.stderr and "MB read" in r.stderr  # the progress line
+    want = [i for t in lines for i in [*tk.encode_ordinary(t), tk.eot_token]]
+    assert f"tokens:      {len(want):,}" in r.stdout
+    tokens, index = subword.read_shards(out)
+    assert np.asarray(tokens).tolist() == want and len(index) == len(lines) + 1
+    stats = ok("tokenize", "--stats", out)
+    assert f"documents:   {len(lines):,}" in stats and "r50k_base (tiktoken" in stats
+    again = run("tokenize", tmp_path / "a.jsonl", "--format", "jsonl", "-o", out)
+    assert again.returncode == 2 and "--overwrite" in again.stderr
+    wrong_field = run("tokenize", tmp_path / "a.jsonl", "--format", "jsonl", "-o", tmp_path / "b")
+    assert wrong_field.returncode == 2 and 'no field "text"' in wrong_field.stderr
+    assert "Traceback" not in again.stderr + wrong_field.stderr

@@ -670,6 +670,83 @@ def _check_outputs(args) -> None:
     _check_output_folder(os.path.dirname(os.path.abspath(args.output)))
 
 
+def cmd_tokenize(args) -> int:
+    from . import shards
+
+    if args.stats:
+        if args.inputs:
+            raise UserError("--stats takes only the shard folder: subword tokenize --stats DIR")
+        return _print_shard_stats(args.stats)
+    if not args.inputs:
+        raise UserError("give the input files: subword tokenize INPUT… -o DIR")
+    if not args.output:
+        raise UserError("give the output folder: -o DIR")
+    enc = _load(args)
+    if isinstance(enc, ClassicFile):
+        raise UserError(
+            "classic BPE cannot tokenize datasets yet: use a BPE or WordPiece tokenizer"
+        )
+    tok = enc.tok if isinstance(enc, WordPieceFile) else enc
+    eot: bool | str | int = True
+    if args.no_eot:
+        eot = False
+    elif args.eot is not None:
+        eot = int(args.eot) if args.eot.isdigit() else args.eot
+    start = time.perf_counter()
+    try:
+        m = shards.encode_files(
+            args.inputs,
+            tok,
+            args.output,
+            format=args.format,
+            field=args.field,
+            separator=args.separator,
+            append_eot=eot,
+            dtype=args.dtype,
+            shard_tokens=args.shard_tokens,
+            num_threads=args.threads,
+            show_progress=not args.quiet,
+            errors=args.errors,
+            overwrite=args.overwrite,
+        )
+    except FileExistsError as e:
+        raise UserError(
+            f"{args.output}: already holds shards; pass --overwrite to replace them"
+        ) from e
+    except (ValueError, KeyError, TypeError) as e:
+        raise UserError(str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)) from None
+    dt = time.perf_counter() - start
+    read = sum(i["bytes"] for i in m["inputs"])
+    print(f"documents:   {m['documents']:,}")
+    print(f"tokens:      {m['tokens']:,} ({m['dtype']}) in {len(m['shards'])} shards")
+    print(
+        f"read:        {read / 1e6:,.1f} MB in {dt:.2f} s ({read / 1e6 / max(dt, 1e-9):,.1f} MB/s)"
+    )
+    print(f"written:     {args.output}")
+    return 0
+
+
+def _print_shard_stats(folder: str) -> int:
+    from . import shards
+
+    try:
+        m = shards.read_manifest(folder)
+    except (FileNotFoundError, ValueError) as e:
+        raise UserError(str(e)) from None
+    t = m["tokenizer"]
+    print(f"tokenizer:   {t['name']} ({t['kind']}, {t['n_vocab']:,} tokens)")
+    print(f"documents:   {m['documents']:,}")
+    print(f"tokens:      {m['tokens']:,} ({m['dtype']}), eot {m['eot']}")
+    print(f"shards:      {len(m['shards'])} (up to {m['options']['shard_tokens']:,} tokens each)")
+    for i in m["inputs"]:
+        per = i["bytes"] / i["tokens"] if i["tokens"] else 0.0
+        print(
+            f"  {i['path']}: {i['bytes']:,} bytes, {i['documents']:,} documents, "
+            f"{i['tokens']:,} tokens ({per:.2f} bytes/token), sha256 {i['sha256'][:16]}…"
+        )
+    return 0
+
+
 def cmd_stats(args) -> int:
     _check_files(args.files)
     names = args.encoding or []
@@ -935,6 +1012,33 @@ def build_parser() -> argparse.ArgumentParser:
         "(.json is added when missing, except for bpe)",
     )
     tr.set_defaults(func=cmd_train)
+
+    tk = with_encoding(
+        sub.add_parser(
+            "tokenize",
+            help="encode text or jsonl files (gzip, zstd too) into .npy token shards",
+            description="Encode files into token shards on every core: OUT/shard_*.npy, "
+            "OUT/documents.npy (document offsets) and OUT/manifest.json. "
+            "Read them with subword.read_shards(OUT).",
+        )
+    )
+    tk.add_argument("inputs", nargs="*", metavar="INPUT")
+    tk.add_argument("-o", "--output", metavar="DIR", help="the shard folder")
+    tk.add_argument("--format", choices=["text", "jsonl"], default="text")
+    tk.add_argument("--field", default="text", help="jsonl: the field holding the text")
+    tk.add_argument(
+        "--separator", help="text: documents end at this string (default: one per line)"
+    )
+    tk.add_argument("--eot", help="token (or id) after each document (default: end-of-text)")
+    tk.add_argument("--no-eot", action="store_true", help="nothing after each document")
+    tk.add_argument("--dtype", choices=["auto", "uint16", "uint32"], default="auto")
+    tk.add_argument("--shard-tokens", type=int, default=100_000_000, metavar="N")
+    tk.add_argument("--threads", type=int, default=0, help="0 = every core")
+    tk.add_argument("--errors", choices=["strict", "replace"], default="strict")
+    tk.add_argument("--overwrite", action="store_true", help="replace shards already in DIR")
+    tk.add_argument("--quiet", action="store_true", help="no progress line")
+    tk.add_argument("--stats", metavar="DIR", help="print the manifest of a shard folder")
+    tk.set_defaults(func=cmd_tokenize)
 
     st = sub.add_parser("stats", help="bytes, characters and tokens per file and encoding")
     st.add_argument("files", nargs="+", metavar="FILE")
