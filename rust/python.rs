@@ -1027,6 +1027,24 @@ impl PyTrainer {
             .map_err(to_py)
     }
 
+    /// The counts so far as a `{pre-token: count}` dict in order of first appearance (the trainer
+    /// is used up): what a map task returns, to be summed with the others' and given to
+    /// `train_from_counts`.
+    fn take_pretoken_counts<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let counts = self.take_counts()?;
+        let mut items: Vec<(Box<[u8]>, (u64, u64))> = counts.into_iter().collect();
+        items.sort_unstable_by_key(|(_, (_, first))| *first);
+        let d = PyDict::new(py);
+        for (piece, (count, _)) in items {
+            // Pieces are cut from str text, so they are whole UTF-8; bytes if ever not.
+            match std::str::from_utf8(&piece) {
+                Ok(s) => d.set_item(s, count)?,
+                Err(_) => d.set_item(PyBytes::new(py, &piece), count)?,
+            }
+        }
+        Ok(d)
+    }
+
     /// Pre-tokens counted elsewhere, as (str or bytes, count) pairs in order of first appearance.
     fn add_counts(&mut self, items: &Bound<'_, PyAny>) -> PyResult<()> {
         let counter = self.counter()?;

@@ -14,7 +14,7 @@ from .encoding import Encoding
 from .registry import RanksNotFoundError, get_encoding, list_encoding_names
 from .shards import encode_files, read_shards
 from .tokenizer import Encoded, Tokenizer
-from .training import train, train_from_counts, train_from_iterator
+from .training import count_pretokens, train, train_from_counts, train_from_iterator
 
 __all__ = [
     "ClassicBPE",
@@ -35,6 +35,7 @@ __all__ = [
     "train",
     "train_from_counts",
     "train_from_iterator",
+    "count_pretokens",
     "encode_files",
     "read_shards",
 ]

@@ -16,7 +16,7 @@ from typing import Iterable, Mapping, Sequence
 from . import _checks, _core
 from .encoding import Encoding, _retry_batch_without_surrogates
 
-__all__ = ["train", "train_from_iterator", "train_from_counts"]
+__all__ = ["train", "train_from_iterator", "train_from_counts", "count_pretokens"]
 
 
 def _warn_if_empty(
@@ -126,3 +126,30 @@ def train_from_counts(
     trainer = _trainer(pattern, special_tokens, 0)
     trainer.add_counts(items)
     return _finish(trainer, name, vocab_size, min_frequency, tie_break, show_progress)
+
+
+def count_pretokens(
+    texts: Iterable[str],
+    pattern: str | None = "gpt2",
+    special_tokens: Sequence[str] = (),
+    *,
+    num_threads: int = 0,
+) -> dict[str, int]:
+    """Count the pre-tokens of ``texts`` (documents) as ``train`` would: the map step of training
+    on a cluster.
+
+    Counts from several tasks merge by addition (``collections.Counter`` sums them);
+    ``train_from_counts(total, …)`` with the same ``pattern`` and ``special_tokens`` then learns
+    exactly the merges ``train_from_iterator`` learns on all the documents (and ``train`` on
+    files, when each file is one document). Special tokens are cut out and not counted. Keys
+    come in order of first appearance; with the default ``tie_break="lexicographic"`` the order
+    of the merged counts does not matter.
+    """
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(
+            "count_pretokens takes an iterable of documents, not a single "
+            f"{type(texts).__name__}: wrap it in a list"
+        )
+    trainer = _trainer(pattern, special_tokens, num_threads)
+    _feed_documents(trainer, texts)
+    return trainer.take_pretoken_counts()
