@@ -11,10 +11,10 @@ import os
 
 import numpy as np
 import pytest
+import small_tokenizers
 import subword
 from hypothesis import given
 from hypothesis import strategies as st
-from subword import models, pre_tokenizers, trainers
 from subword import tokenizers as hf
 
 LINES = [
@@ -181,22 +181,11 @@ DOCS = [line for line in LINES if line] * 5
 
 
 def _wordpiece():
-    tok = subword.Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.train_from_iterator(DOCS, trainers.WordPieceTrainer(vocab_size=300, show_progress=False))
-    return tok
+    return small_tokenizers.wordpiece(DOCS, 300)
 
 
 def _hf_bpe():
-    tok = hf.Tokenizer(hf.models.BPE(unk_token="[UNK]"))
-    tok.normalizer = hf.normalizers.Lowercase()
-    tok.pre_tokenizer = hf.pre_tokenizers.Whitespace()
-    tok.train_from_iterator(
-        DOCS,
-        hf.trainers.BpeTrainer(
-            vocab_size=200, special_tokens=["[UNK]", "</s>"], show_progress=False
-        ),
-    )
+    tok = small_tokenizers.hf_bpe(DOCS, 200, special_tokens=["[UNK]", "</s>"])
     tok.post_processor = hf.processors.TemplateProcessing(
         single="$A </s>", special_tokens=[("</s>", tok.token_to_id("</s>"))]
     )

@@ -8,6 +8,7 @@ import pickle
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
+import small_tokenizers
 import subword
 import subword.tiktoken as sw_tiktoken
 import subword.tokenizers as hf
@@ -32,21 +33,13 @@ def _byte_level_tokenizer():
 
 
 def _wordpiece_tokenizer():
-    tok = subword.Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.train_from_iterator(DOCS, trainers.WordPieceTrainer(vocab_size=120, show_progress=False))
+    tok = small_tokenizers.wordpiece(DOCS, 120)
     tok.post_processor = processors.BertProcessing(("[SEP]", 3), ("[CLS]", 2))
     return tok
 
 
 def _hf_tokenizer():
-    tok = hf.Tokenizer(hf.models.BPE(unk_token="[UNK]"))
-    tok.pre_tokenizer = hf.pre_tokenizers.Whitespace()
-    tok.normalizer = hf.normalizers.Lowercase()
-    tok.train_from_iterator(
-        DOCS, hf.trainers.BpeTrainer(vocab_size=150, special_tokens=["[UNK]"], show_progress=False)
-    )
-    return tok
+    return small_tokenizers.hf_bpe(DOCS, 150)
 
 
 def _custom_tiktoken_encoding():
