@@ -1032,8 +1032,8 @@ impl PyTrainer {
     /// `train_from_counts`.
     fn take_pretoken_counts<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let counts = self.take_counts()?;
-        let mut items: Vec<(Box<[u8]>, (u64, u64))> = counts.into_iter().collect();
-        items.sort_unstable_by_key(|(_, (_, first))| *first);
+        let mut items: Vec<_> = counts.into_iter().collect();
+        items.sort_unstable_by_key(|(_, (_, first)): &(Box<[u8]>, (u64, u64))| *first);
         let d = PyDict::new(py);
         for (piece, (count, _)) in items {
             // Pieces are cut from str text, so they are whole UTF-8; bytes if ever not.
@@ -1359,6 +1359,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyStream>()?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(files::encode_files, m)?)?;
+    m.add_class::<files::PyShardJob>()?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(parse_tiktoken_ranks, m)?)?;
     m.add_function(wrap_pyfunction!(render_tiktoken_ranks, m)?)?;

@@ -271,8 +271,8 @@ def test_clear_errors(encodings, text_file, tmp_path):
         subword.encode_files([], sw, out, show_progress=False)
     with pytest.raises(ValueError, match="shard_tokens"):
         subword.encode_files(text_file, sw, out, shard_tokens=0, show_progress=False)
-    with pytest.raises(ValueError, match="parquet"):
-        subword.encode_files(text_file, sw, out, format="parquet", show_progress=False)
+    with pytest.raises(ValueError, match="format="):
+        subword.encode_files(text_file, sw, out, format="csv", show_progress=False)
     with pytest.raises(KeyError, match="<nope>"):
         subword.encode_files(text_file, sw, out, append_eot="<nope>", show_progress=False)
     wp = _wordpiece()
@@ -315,3 +315,69 @@ def test_token_stream_slices_across_shards(encodings, text_file, tmp_path):
     assert [small[i] for i in (0, 36, 37, -1)] == [whole[i] for i in (0, 36, 37, -1)]
     with pytest.raises(IndexError):
         small[len(whole)]
+
+
+# ----- parquet (through pyarrow) -----
+
+
+def _parquet(path, docs, large=False, row_group_size=5, **extra):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    kind = pa.large_string() if large else pa.string()
+    table = pa.table({"id": list(range(len(docs))), "text": pa.array(docs, kind), **extra})
+    pq.write_table(table, path, row_group_size=row_group_size)
+    return path
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_parquet_rows_equal_tiktoken(encodings, tmp_path, monkeypatch, large):
+    sw, tk = encodings("o200k_base")
+    docs = TEXT.splitlines()[:60]
+    path = _parquet(tmp_path / "a.parquet", docs, large=large)
+    # Batches smaller than row groups, so arrays arrive sliced (a non-zero offset).
+    monkeypatch.setattr(subword.shards, "PARQUET_BATCH_ROWS", 3)
+    m = subword.encode_files(
+        [path, path], sw, tmp_path / "out", format="parquet", show_progress=False
+    )
+    want = expected(docs + docs, tk.encode_ordinary, tk.eot_token)
+    assert stream_and_index(tmp_path / "out") == want
+    assert m["options"]["format"] == "parquet" and m["options"]["field"] == "text"
+    raw = path.read_bytes()
+    assert m["inputs"][0]["sha256"] == hashlib.sha256(raw).hexdigest()
+    assert [i["documents"] for i in m["inputs"]] == [len(docs), len(docs)]
+
+
+def test_parquet_errors_leave_nothing(encodings, tmp_path):
+    import pyarrow as pa
+
+    sw, _ = encodings("r50k_base")
+    out = tmp_path / "out"
+    good = _parquet(tmp_path / "good.parquet", ["a", "b", "c"] * 10)
+    nulls = _parquet(tmp_path / "nulls.parquet", ["a", None, "c"])
+    numbers = tmp_path / "numbers.parquet"
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"text": [1, 2, 3]}), numbers)
+    (tmp_path / "fake.parquet").write_text("not parquet")
+    cases = [
+        ([good, nulls], ValueError, r"nulls\.parquet: row 1 of column 'text' is null"),
+        ([numbers], ValueError, "is int64, not a string column"),
+        ([tmp_path / "fake.parquet"], ValueError, "not a parquet file"),
+        ([tmp_path / "none.parquet"], FileNotFoundError, "none.parquet"),
+    ]
+    for inputs, error, says in cases:
+        with pytest.raises(error, match=says):
+            subword.encode_files(
+                inputs,
+                sw,
+                out,
+                format="parquet",
+                show_progress=False,
+                shard_tokens=4,
+                overwrite=True,
+            )
+        leftovers = os.listdir(out) if out.exists() else []
+        assert leftovers == [], (inputs, leftovers)
+    with pytest.raises(ValueError, match=r"no column 'body' \(columns: id, text\)"):
+        subword.encode_files(good, sw, out, format="parquet", field="body", show_progress=False)

@@ -36,9 +36,7 @@ def _paths(inputs) -> list[str]:
     try:
         out = [os.fsdecode(p) for p in inputs]
     except TypeError:
-        raise TypeError(
-            "inputs must be a path or a list of paths (str or os.PathLike)"
-        ) from None
+        raise TypeError("inputs must be a path or a list of paths (str or os.PathLike)") from None
     if not out:
         raise ValueError("inputs is empty: give at least one file")
     return out
@@ -103,7 +101,7 @@ def _eot_id(append_eot, parts: dict) -> int | None:
                 return vocab[name]
         raise ValueError(
             f"append_eot=True, but this tokenizer has none of the end-of-text tokens "
-            f"{', '.join(_EOT_NAMES)}: pass append_eot=\"<token>\" or a token id, or "
+            f'{", ".join(_EOT_NAMES)}: pass append_eot="<token>" or a token id, or '
             "append_eot=False"
         )
     if isinstance(append_eot, str):
@@ -156,6 +154,8 @@ def encode_files(
     - ``format="text"``: one document per line (its line ending is the boundary), or with
       ``separator`` the text between separators. ``format="jsonl"``: one document per record, its
       string ``field``. gzip and zstd inputs are read as they are (told by their first bytes).
+      ``format="parquet"``: one document per row of the string column ``field`` (read with
+      pyarrow; nulls are an error).
     - ``append_eot``: after each document, the tokenizer's end-of-text token (True), a given
       token or id, or nothing (False).
     - ``dtype="auto"``: uint16 when every id fits, else uint32.
@@ -177,15 +177,7 @@ def encode_files(
         raise ValueError("separator applies to format='text' only")
     if not isinstance(field, str) or not field:
         raise ValueError("field must name the jsonl field that holds the text")
-    if format == "parquet":
-        raise ValueError(
-            "format='parquet' is not supported yet: convert to jsonl (e.g. with pyarrow or "
-            "pandas) or pass format='text' or 'jsonl'"
-        )
-    _core.encode_files(
-        parts["core"],
-        paths,
-        os.fspath(out_dir),
+    args = dict(
         format=format,
         separator=separator,
         field=field,
@@ -199,11 +191,79 @@ def encode_files(
         name=parts["name"],
         kind=parts["kind"],
         n_vocab=parts["n_vocab"],
+        batch_bytes=None,
+    )
+    call = dict(
         allowed_special=allowed_special,
         add_special_tokens=add_special_tokens,
         hf_byte_level=parts.get("hf_byte_level"),
     )
+    if format == "parquet":
+        _encode_parquet(paths, parts["core"], os.fspath(out_dir), args, call, field)
+    else:
+        _core.encode_files(parts["core"], paths, os.fspath(out_dir), args, **call)
     return read_manifest(out_dir)
+
+
+#: Rows per batch read from a parquet file: a few MB of text for usual documents.
+PARQUET_BATCH_ROWS = 8192
+
+
+def _encode_parquet(paths, core, out_dir, args, call, field) -> None:
+    """Parquet through pyarrow: each batch of the column goes to the core as Arrow buffers (no
+    Python str per document), encoded there with the GIL released."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError(
+            "format='parquet' reads files with pyarrow: pip install pyarrow"
+        ) from None
+    for p in paths:  # every input checked before any work
+        if not os.path.isfile(p):
+            raise (
+                FileNotFoundError(f"{p}: No such file")
+                if not os.path.exists(p)
+                else (IsADirectoryError(f"{p}: is a directory: give the files in it"))
+            )
+    job = _core.ShardJob(core, paths, out_dir, args, **call)
+    try:
+        for k, path in enumerate(paths):
+            try:
+                pf = pq.ParquetFile(path)
+            except pa.ArrowInvalid as e:
+                raise ValueError(f"{path}: not a parquet file ({e})") from None
+            if field not in pf.schema_arrow.names:
+                raise ValueError(
+                    f"{path}: no column {field!r} (columns: {', '.join(pf.schema_arrow.names)}); "
+                    'pass field="..." naming the column that holds the text'
+                )
+            row = 0
+            for batch in pf.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=[field]):
+                col = batch.column(0)
+                if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+                    raise ValueError(f"{path}: column {field!r} is {col.type}, not a string column")
+                if col.null_count:
+                    first = row + col.is_null().to_pylist().index(True)
+                    raise ValueError(
+                        f"{path}: row {first} of column {field!r} is null; drop or fill the nulls "
+                        "first (e.g. with pyarrow.compute.fill_null)"
+                    )
+                _, offsets, data = col.buffers()
+                job.add_arrow(
+                    k,
+                    offsets.to_pybytes(),
+                    b"" if data is None else data.to_pybytes(),
+                    col.offset,
+                    len(col),
+                    pa.types.is_large_string(col.type),
+                )
+                row += len(col)
+            job.end_input(k)
+        job.finish()
+    except BaseException:
+        job.abandon()
+        raise
 
 
 def read_manifest(out_dir: str | os.PathLike) -> dict:

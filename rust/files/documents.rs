@@ -19,6 +19,9 @@ pub enum Format {
     Separated(String),
     /// One JSON object per line; the document is its string `field`.
     Jsonl(String),
+    /// A string column of a parquet file, read by the caller (pyarrow) and handed over in
+    /// batches; the splitter never sees it.
+    Parquet(String),
 }
 
 /// Pulls documents out of one input.
@@ -81,6 +84,9 @@ impl<'a> Splitter<'a> {
                 };
                 self.text(doc, "document").map(Some)
             }
+            Format::Parquet(_) => Err(Error::invalid(
+                "parquet documents are handed over by the caller, not read here",
+            )),
             Format::Jsonl(field) => loop {
                 let Some(line) = self.next_line(reader)? else {
                     return Ok(None);

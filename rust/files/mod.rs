@@ -89,86 +89,156 @@ enum Msg {
     End(usize, Fingerprint),
 }
 
-/// Encode `inputs` into shards in `out_dir`; `encode` appends one document's ids.
+/// Appends one document's ids.
+pub type EncodeFn<'a> = dyn Fn(&str, &mut Vec<Rank>) -> Result<()> + Sync + 'a;
+
+/// One shard job: batches of documents in, shards out. [`encode_files`] drives it from a
+/// reader thread; a caller with its own documents (a parquet column) drives it batch by batch.
+/// Dropped before [`Job::finish`], it removes the shards it published.
+pub struct Job {
+    out_dir: PathBuf,
+    opts: Options,
+    threads: usize,
+    writer: Option<ShardWriter>,
+    reports: Vec<InputReport>,
+    progress: Progress,
+    interrupts: crate::train::Interrupts,
+}
+
+impl Job {
+    /// Check the options, prepare `out_dir` and open the index. `total` is the bytes the
+    /// progress line counts toward (0: unknown), `read` the counter it reads.
+    pub fn start(
+        inputs: &[PathBuf],
+        out_dir: &Path,
+        opts: &Options,
+        total: u64,
+        read: Arc<AtomicU64>,
+    ) -> Result<Job> {
+        if opts.shard_tokens == 0 {
+            return Err(Error::invalid("shard_tokens must be at least 1"));
+        }
+        if let Some(eot) = opts.eot {
+            check_fits(eot as u64, opts.dtype)?;
+        }
+        let threads = crate::pool::resolve(opts.num_threads)?;
+        prepare_folder(out_dir, opts.overwrite)?;
+        let writer = ShardWriter::new(out_dir, opts.dtype, opts.shard_tokens)?;
+        Ok(Job {
+            out_dir: out_dir.to_path_buf(),
+            opts: opts.clone(),
+            threads,
+            writer: Some(writer),
+            reports: inputs
+                .iter()
+                .map(|p| InputReport {
+                    path: p.clone(),
+                    fingerprint: Fingerprint::default(),
+                    documents: 0,
+                    tokens: 0,
+                })
+                .collect(),
+            progress: Progress::new(opts.show_progress, total, read),
+            interrupts: crate::train::Interrupts::new(),
+        })
+    }
+
+    /// Encode documents of input `k` on the pool and append them to the stream, in order.
+    pub fn encode<D: AsRef<str> + Sync>(
+        &mut self,
+        k: usize,
+        docs: &[D],
+        encode: &EncodeFn<'_>,
+    ) -> Result<()> {
+        let eot = self.opts.eot;
+        let batch = crate::encode::batch::par_map_flat(docs, self.threads, |t, out| {
+            encode(t.as_ref(), out)?;
+            out.extend(eot);
+            Ok(())
+        })?;
+        let writer = self.writer.as_mut().expect("open until finish");
+        let report = &mut self.reports[k];
+        for ids in batch.texts() {
+            writer.push_document(ids)?;
+            report.documents += 1;
+            report.tokens += ids.len() as u64;
+        }
+        self.progress
+            .show(self.reports.iter().map(|r| r.tokens).sum());
+        self.interrupts.poll()
+    }
+
+    /// Input `k` is read to its end.
+    pub fn end_input(&mut self, k: usize, fingerprint: Fingerprint) {
+        self.reports[k].fingerprint = fingerprint;
+    }
+
+    /// Publish the last shard, the index and then the manifest.
+    pub fn finish(mut self) -> Result<Report> {
+        let writer = self.writer.take().expect("finished once");
+        let (shards, documents, tokens) = writer.finish()?;
+        self.progress.finish(tokens);
+        let report = Report {
+            inputs: std::mem::take(&mut self.reports),
+            shards,
+            documents,
+            tokens,
+        };
+        let written = crate::formats::write_atomic(
+            &self.out_dir.join(MANIFEST_FILE),
+            manifest(&report, &self.opts).as_bytes(),
+        );
+        if let Err(e) = written {
+            self.remove_shards(&report.shards);
+            return Err(e);
+        }
+        Ok(report)
+    }
+
+    fn remove_shards(&self, shards: &[Shard]) {
+        for shard in shards {
+            let _ = std::fs::remove_file(self.out_dir.join(&shard.file));
+        }
+        let _ = std::fs::remove_file(self.out_dir.join(shards::INDEX_FILE));
+    }
+}
+
+impl Drop for Job {
+    /// A job that did not finish leaves no shards (the unfinished ones remove themselves).
+    fn drop(&mut self) {
+        if let Some(writer) = self.writer.take() {
+            let published = writer.published().to_vec();
+            drop(writer);
+            self.remove_shards(&published);
+        }
+    }
+}
+
+/// Encode `inputs` into shards in `out_dir`.
 pub fn encode_files(
     inputs: &[PathBuf],
     out_dir: &Path,
     opts: &Options,
-    encode: &(dyn Fn(&str, &mut Vec<Rank>) -> Result<()> + Sync),
+    encode: &EncodeFn<'_>,
 ) -> Result<Report> {
-    if opts.shard_tokens == 0 {
-        return Err(Error::invalid("shard_tokens must be at least 1"));
-    }
-    if let Some(eot) = opts.eot {
-        check_fits(eot as u64, opts.dtype)?;
-    }
     let total: u64 = inputs
         .iter()
         .map(|p| std::fs::metadata(p).map(|m| m.len()).map_err(io(p)))
         .sum::<Result<u64>>()?;
-    let threads = crate::pool::resolve(opts.num_threads)?;
-    prepare_folder(out_dir, opts.overwrite)?;
     let read = Arc::new(AtomicU64::new(0));
-    let mut writer = ShardWriter::new(out_dir, opts.dtype, opts.shard_tokens)?;
-    let mut reports: Vec<InputReport> = inputs
-        .iter()
-        .map(|p| InputReport {
-            path: p.clone(),
-            fingerprint: Fingerprint::default(),
-            documents: 0,
-            tokens: 0,
-        })
-        .collect();
-    let mut progress = Progress::new(opts.show_progress, total, read.clone());
-    let result = std::thread::scope(|scope| -> Result<()> {
+    let mut job = Job::start(inputs, out_dir, opts, total, read.clone())?;
+    std::thread::scope(|scope| -> Result<()> {
         let (tx, rx) = mpsc::sync_channel::<Result<Msg>>(1);
-        let reader_read = read.clone();
-        scope.spawn(move || read_inputs(inputs, opts, reader_read, tx));
-        let mut interrupts = crate::train::Interrupts::new();
+        scope.spawn(move || read_inputs(inputs, opts, read, tx));
         for msg in rx {
             match msg? {
-                Msg::Batch(k, docs) => {
-                    let batch = crate::encode::batch::par_map_flat(&docs, threads, |t, out| {
-                        encode(t, out)?;
-                        out.extend(opts.eot);
-                        Ok(())
-                    })?;
-                    for ids in batch.texts() {
-                        writer.push_document(ids)?;
-                        reports[k].documents += 1;
-                        reports[k].tokens += ids.len() as u64;
-                    }
-                    progress.show(writer_tokens(&reports));
-                }
-                Msg::End(k, fingerprint) => reports[k].fingerprint = fingerprint,
+                Msg::Batch(k, docs) => job.encode(k, &docs, encode)?,
+                Msg::End(k, fingerprint) => job.end_input(k, fingerprint),
             }
-            interrupts.poll()?;
         }
         Ok(())
-    });
-    if let Err(e) = result {
-        for shard in writer.published() {
-            let _ = std::fs::remove_file(out_dir.join(&shard.file));
-        }
-        return Err(e);
-    }
-    let (shards, documents, tokens) = writer.finish()?;
-    progress.finish(tokens);
-    let report = Report {
-        inputs: reports,
-        shards,
-        documents,
-        tokens,
-    };
-    crate::formats::write_atomic(
-        &out_dir.join(MANIFEST_FILE),
-        manifest(&report, opts).as_bytes(),
-    )?;
-    Ok(report)
-}
-
-fn writer_tokens(reports: &[InputReport]) -> u64 {
-    reports.iter().map(|r| r.tokens).sum()
+    })?;
+    job.finish()
 }
 
 fn check_fits(id: u64, dtype: Dtype) -> Result<()> {
@@ -268,6 +338,7 @@ fn manifest(report: &Report, opts: &Options) -> String {
         Format::Lines => ("text", json!({"separator": null})),
         Format::Separated(s) => ("text", json!({"separator": s})),
         Format::Jsonl(f) => ("jsonl", json!({"field": f})),
+        Format::Parquet(f) => ("parquet", json!({"field": f})),
     };
     let mut options = json!({
         "format": format,
@@ -333,10 +404,14 @@ impl Progress {
         } else {
             String::new()
         };
+        let of = if self.total > 0 {
+            format!("/{:.1}", self.total as f64 / 1e6)
+        } else {
+            String::new()
+        };
         format!(
-            "\rtokenize: {:.1}/{:.1} MB read, {tokens} tokens, {:.1} MB/s{left}   ",
+            "\rtokenize: {:.1}{of} MB read, {tokens} tokens, {:.1} MB/s{left}   ",
             read as f64 / 1e6,
-            self.total as f64 / 1e6,
             rate / 1e6
         )
     }
