@@ -1024,7 +1024,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tk.add_argument("inputs", nargs="*", metavar="INPUT")
     tk.add_argument("-o", "--output", metavar="DIR", help="the shard folder")
-    tk.add_argument("--format", choices=["text", "jsonl"], default="text")
+    tk.add_argument("--format", choices=["text", "jsonl", "parquet"], default="text")
     tk.add_argument("--field", default="text", help="jsonl: the field holding the text")
     tk.add_argument(
         "--separator", help="text: documents end at this string (default: one per line)"

@@ -24,6 +24,37 @@ pub enum Format {
     Parquet(String),
 }
 
+/// Documents end to end in one string: one allocation per batch, not one per document.
+#[derive(Default, Debug)]
+pub struct Docs {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Docs {
+    pub fn push(&mut self, doc: &str) {
+        self.text.push_str(doc);
+        self.ends.push(self.text.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Each document, in order.
+    pub fn strs(&self) -> Vec<&str> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| &self.text[std::mem::replace(&mut start, end)..end])
+            .collect()
+    }
+}
+
 /// Pulls documents out of one input.
 pub struct Splitter<'a> {
     path: &'a Path,
@@ -32,6 +63,8 @@ pub struct Splitter<'a> {
     /// Bytes read and not yet cut into documents (separated format).
     pending: Vec<u8>,
     start: usize,
+    /// The line being read (lines and jsonl formats), kept from line to line.
+    line: Vec<u8>,
     /// Documents (lines, records) seen so far: positions in errors.
     seen: u64,
     done: bool,
@@ -45,6 +78,7 @@ impl<'a> Splitter<'a> {
             lossy,
             pending: Vec::new(),
             start: 0,
+            line: Vec::new(),
             seen: 0,
             done: false,
         }
@@ -52,51 +86,49 @@ impl<'a> Splitter<'a> {
 
     /// The next documents, about `batch_bytes` of text (at least one document unless the input
     /// is exhausted); empty at the end.
-    pub fn next_batch(
-        &mut self,
-        reader: &mut dyn BufRead,
-        batch_bytes: usize,
-    ) -> Result<Vec<String>> {
-        let mut docs = Vec::new();
-        let mut size = 0;
-        while size < batch_bytes && !self.done {
-            let Some(doc) = self.next_doc(reader)? else {
+    pub fn next_batch(&mut self, reader: &mut dyn BufRead, batch_bytes: usize) -> Result<Docs> {
+        let mut docs = Docs::default();
+        while docs.text.len() + docs.ends.len() < batch_bytes && !self.done {
+            if !self.next_doc(reader, &mut docs)? {
                 self.done = true;
-                break;
-            };
-            size += doc.len() + 1;
-            docs.push(doc);
+            }
         }
         Ok(docs)
     }
 
-    fn next_doc(&mut self, reader: &mut dyn BufRead) -> Result<Option<String>> {
+    /// Append the next document to `docs`; false at the end of the input.
+    fn next_doc(&mut self, reader: &mut dyn BufRead, docs: &mut Docs) -> Result<bool> {
         match self.format {
             Format::Lines => {
-                let Some(line) = self.next_line(reader)? else {
-                    return Ok(None);
-                };
-                self.text(line, "line").map(Some)
+                if !self.next_line(reader)? {
+                    return Ok(false);
+                }
+                self.push_text(&self.line, "line", docs)?;
             }
             Format::Separated(sep) => {
-                let Some(doc) = self.next_separated(reader, sep.as_bytes())? else {
-                    return Ok(None);
+                let Some((start, end)) = self.next_separated(reader, sep.as_bytes())? else {
+                    return Ok(false);
                 };
-                self.text(doc, "document").map(Some)
+                self.push_text(&self.pending[start..end], "document", docs)?;
             }
-            Format::Parquet(_) => Err(Error::invalid(
-                "parquet documents are handed over by the caller, not read here",
-            )),
+            Format::Parquet(_) => {
+                return Err(Error::invalid(
+                    "parquet documents are handed over by the caller, not read here",
+                ))
+            }
             Format::Jsonl(field) => loop {
-                let Some(line) = self.next_line(reader)? else {
-                    return Ok(None);
-                };
-                if line.iter().all(u8::is_ascii_whitespace) {
+                if !self.next_line(reader)? {
+                    return Ok(false);
+                }
+                if self.line.iter().all(u8::is_ascii_whitespace) {
                     continue; // a blank line holds no record
                 }
-                return self.field(&line, field).map(Some);
+                let text = self.field(&self.line, field)?;
+                docs.push(&text);
+                break;
             },
         }
+        Ok(true)
     }
 
     fn io(&self, source: std::io::Error) -> Error {
@@ -106,34 +138,39 @@ impl<'a> Splitter<'a> {
         }
     }
 
-    /// The next line without its ending; None at the end of the input.
-    fn next_line(&mut self, reader: &mut dyn BufRead) -> Result<Option<Vec<u8>>> {
-        let mut line = Vec::new();
+    /// The next line, without its ending, into `self.line`; false at the end of the input.
+    fn next_line(&mut self, reader: &mut dyn BufRead) -> Result<bool> {
+        self.line.clear();
         if reader
-            .read_until(b'\n', &mut line)
+            .read_until(b'\n', &mut self.line)
             .map_err(|e| self.io(e))?
             == 0
         {
-            return Ok(None);
+            return Ok(false);
         }
         self.seen += 1;
-        if line.last() == Some(&b'\n') {
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
+        if self.line.last() == Some(&b'\n') {
+            self.line.pop();
+            if self.line.last() == Some(&b'\r') {
+                self.line.pop();
             }
         }
-        Ok(Some(line))
+        Ok(true)
     }
 
-    fn next_separated(&mut self, reader: &mut dyn BufRead, sep: &[u8]) -> Result<Option<Vec<u8>>> {
+    /// The next document's range in `self.pending`; None at the end of the input.
+    fn next_separated(
+        &mut self,
+        reader: &mut dyn BufRead,
+        sep: &[u8],
+    ) -> Result<Option<(usize, usize)>> {
         // `pending[start..]` is unread; the read part is dropped only when it is most of the
         // buffer, so cutting many short documents out of one chunk copies each byte about once.
         let mut searched = self.start;
         loop {
             if let Some(at) = memchr::memmem::find(&self.pending[searched..], sep) {
                 let end = searched + at;
-                let doc = self.pending[self.start..end].to_vec();
+                let doc = (self.start, end);
                 self.start = end + sep.len();
                 self.seen += 1;
                 return Ok(Some(doc));
@@ -154,7 +191,7 @@ impl<'a> Splitter<'a> {
                     return Ok(None);
                 }
                 self.seen += 1;
-                let doc = self.pending[self.start..].to_vec();
+                let doc = (self.start, self.pending.len());
                 self.start = self.pending.len();
                 return Ok(Some(doc));
             }
@@ -164,18 +201,20 @@ impl<'a> Splitter<'a> {
         }
     }
 
-    fn text(&self, bytes: Vec<u8>, what: &str) -> Result<String> {
-        match String::from_utf8(bytes) {
-            Ok(s) => Ok(s),
-            Err(e) if self.lossy => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-            Err(e) => Err(Error::invalid(format!(
-                "{}: {what} {} is not UTF-8 ({}); pass errors=\"replace\" to read invalid bytes \
-                 as U+FFFD",
-                self.path.display(),
-                self.seen,
-                e.utf8_error()
-            ))),
+    fn push_text(&self, bytes: &[u8], what: &str, docs: &mut Docs) -> Result<()> {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => docs.push(s),
+            Err(_) if self.lossy => docs.push(&String::from_utf8_lossy(bytes)),
+            Err(e) => {
+                return Err(Error::invalid(format!(
+                    "{}: {what} {} is not UTF-8 ({e}); pass errors=\"replace\" to read invalid \
+                     bytes as U+FFFD",
+                    self.path.display(),
+                    self.seen,
+                )))
+            }
         }
+        Ok(())
     }
 
     fn field(&self, line: &[u8], field: &str) -> Result<String> {

@@ -25,7 +25,7 @@ mod tests;
 
 use crate::error::{Error, Result};
 use crate::vocab::Rank;
-use documents::{Format, Splitter};
+use documents::{Docs, Format, Splitter};
 use input::{Fingerprint, Input};
 pub use npy::Dtype;
 use shards::{Shard, ShardWriter};
@@ -84,7 +84,7 @@ pub struct Report {
 
 /// What the reader thread sends.
 enum Msg {
-    Batch(usize, Vec<String>),
+    Batch(usize, Docs),
     /// Input `k` is read to its end.
     End(usize, Fingerprint),
 }
@@ -101,8 +101,25 @@ pub struct Job {
     threads: usize,
     writer: Option<ShardWriter>,
     reports: Vec<InputReport>,
+    /// Encoded and not yet written: (input, ids).
+    pending: Option<(usize, crate::encode::FlatBatch)>,
     progress: Progress,
     interrupts: crate::train::Interrupts,
+}
+
+/// Append a batch's documents to the stream and count them for their input.
+fn write_batch(
+    writer: &mut Option<ShardWriter>,
+    report: &mut InputReport,
+    batch: &crate::encode::FlatBatch,
+) -> Result<()> {
+    let writer = writer.as_mut().expect("open until finish");
+    for ids in batch.texts() {
+        writer.push_document(ids)?;
+        report.documents += 1;
+        report.tokens += ids.len() as u64;
+    }
+    Ok(())
 }
 
 impl Job {
@@ -138,12 +155,15 @@ impl Job {
                     tokens: 0,
                 })
                 .collect(),
+            pending: None,
             progress: Progress::new(opts.show_progress, total, read),
             interrupts: crate::train::Interrupts::new(),
         })
     }
 
     /// Encode documents of input `k` on the pool and append them to the stream, in order.
+    /// The ids of one call are written during the next one (or by `finish`), so that writing,
+    /// which is serial, overlaps encoding instead of leaving the pool idle.
     pub fn encode<D: AsRef<str> + Sync>(
         &mut self,
         k: usize,
@@ -151,18 +171,26 @@ impl Job {
         encode: &EncodeFn<'_>,
     ) -> Result<()> {
         let eot = self.opts.eot;
-        let batch = crate::encode::batch::par_map_flat(docs, self.threads, |t, out| {
-            encode(t.as_ref(), out)?;
-            out.extend(eot);
-            Ok(())
+        let threads = self.threads;
+        let pending = self.pending.take();
+        let (writer, reports) = (&mut self.writer, &mut self.reports);
+        let (written, encoded) = crate::pool::install(threads, || {
+            rayon::join(
+                || match pending {
+                    Some((k, batch)) => write_batch(writer, &mut reports[k], &batch),
+                    None => Ok(()),
+                },
+                || {
+                    crate::encode::batch::par_map_flat(docs, threads, |t, out| {
+                        encode(t.as_ref(), out)?;
+                        out.extend(eot);
+                        Ok(())
+                    })
+                },
+            )
         })?;
-        let writer = self.writer.as_mut().expect("open until finish");
-        let report = &mut self.reports[k];
-        for ids in batch.texts() {
-            writer.push_document(ids)?;
-            report.documents += 1;
-            report.tokens += ids.len() as u64;
-        }
+        written?;
+        self.pending = Some((k, encoded?));
         self.progress
             .show(self.reports.iter().map(|r| r.tokens).sum());
         self.interrupts.poll()
@@ -175,6 +203,9 @@ impl Job {
 
     /// Publish the last shard, the index and then the manifest.
     pub fn finish(mut self) -> Result<Report> {
+        if let Some((k, batch)) = self.pending.take() {
+            write_batch(&mut self.writer, &mut self.reports[k], &batch)?;
+        }
         let writer = self.writer.take().expect("finished once");
         let (shards, documents, tokens) = writer.finish()?;
         self.progress.finish(tokens);
@@ -232,7 +263,7 @@ pub fn encode_files(
         scope.spawn(move || read_inputs(inputs, opts, read, tx));
         for msg in rx {
             match msg? {
-                Msg::Batch(k, docs) => job.encode(k, &docs, encode)?,
+                Msg::Batch(k, docs) => job.encode(k, &docs.strs(), encode)?,
                 Msg::End(k, fingerprint) => job.end_input(k, fingerprint),
             }
         }

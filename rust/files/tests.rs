@@ -17,7 +17,7 @@ fn split_all(text: &str, format: &Format, capacity: usize) -> Vec<String> {
         if docs.is_empty() {
             return out;
         }
-        out.extend(docs);
+        out.extend(docs.strs().into_iter().map(str::to_owned));
     }
 }
 
