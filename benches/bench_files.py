@@ -46,6 +46,15 @@ CONTENDERS = ["subword", "gigatoken", "tiktoken"]
 MB = 1e6
 
 
+def lines_of(text: str) -> list[str]:
+    """The documents of a text file read one per line: no empty last one after a final newline
+    (and a last line without one is kept)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def jsonl_of(path: Path) -> Path:
     """The jsonl version of a text file: one record per line, made once."""
     out = CACHE / f"{path.stem}.jsonl"
@@ -53,7 +62,7 @@ def jsonl_of(path: Path) -> Path:
         CACHE.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".tmp")
         with open(path, encoding="utf-8", newline="") as f, open(tmp, "w", encoding="utf-8") as g:
-            for line in f.read().split("\n")[:-1]:
+            for line in lines_of(f.read()):
                 g.write(json.dumps({"text": line}, ensure_ascii=False) + "\n")
         os.replace(tmp, out)
     return out
@@ -129,7 +138,7 @@ def job(contender: str, tok, path: Path, fmt: str, threads: int, out: Path):
         return lambda: ak.to_numpy(ak.flatten(arr))
     with open(path, encoding="utf-8", newline="") as f:
         text = f.read()
-    docs = text.split("\n")[:-1]
+    docs = lines_of(text)
     if fmt == "jsonl":
         docs = [json.loads(d)["text"] for d in docs]
     batch = tok.encode_ordinary_batch(docs, num_threads=threads)
