@@ -201,7 +201,7 @@ def encode_files(
     if format == "parquet":
         _encode_parquet(paths, parts["core"], os.fspath(out_dir), args, call, field)
     else:
-        _core.encode_files(parts["core"], paths, os.fspath(out_dir), args, **call)
+        _core.encode_files(parts["core"], paths, os.fspath(out_dir), args, call)
     return read_manifest(out_dir)
 
 
@@ -226,7 +226,7 @@ def _encode_parquet(paths, core, out_dir, args, call, field) -> None:
                 if not os.path.exists(p)
                 else (IsADirectoryError(f"{p}: is a directory: give the files in it"))
             )
-    job = _core.ShardJob(core, paths, out_dir, args, **call)
+    job = _core.ShardJob(core, paths, out_dir, args, call)
     try:
         for k, path in enumerate(paths):
             try:

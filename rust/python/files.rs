@@ -192,21 +192,37 @@ impl JobArgs {
     }
 }
 
+/// How each document is encoded, as `subword.encode_files` passes it.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct EncodeArgs<'py> {
+    allowed_special: Bound<'py, PyAny>,
+    add_special_tokens: bool,
+    hf_byte_level: Option<bool>,
+}
+
+impl DocEncoder {
+    fn from_args(core: &Bound<'_, PyAny>, e: &EncodeArgs<'_>) -> PyResult<Self> {
+        DocEncoder::new(
+            core,
+            &e.allowed_special,
+            e.add_special_tokens,
+            e.hf_byte_level,
+        )
+    }
+}
+
 /// Text and jsonl files, read in Rust: the whole job in one call, the GIL released.
 #[pyfunction]
-#[pyo3(signature = (core, inputs, out_dir, args, *, allowed_special, add_special_tokens, hf_byte_level=None))]
-#[allow(clippy::too_many_arguments)]
 pub fn encode_files<'py>(
     py: Python<'py>,
     core: &Bound<'py, PyAny>,
     inputs: Vec<PathBuf>,
     out_dir: PathBuf,
     args: JobArgs,
-    allowed_special: &Bound<'py, PyAny>,
-    add_special_tokens: bool,
-    hf_byte_level: Option<bool>,
+    encoding: EncodeArgs<'py>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let encoder = DocEncoder::new(core, allowed_special, add_special_tokens, hf_byte_level)?;
+    let encoder = DocEncoder::from_args(core, &encoding)?;
     let opts = args.options()?;
     let report = py
         .allow_threads(|| {
@@ -228,19 +244,15 @@ pub struct PyShardJob {
 #[pymethods]
 impl PyShardJob {
     #[new]
-    #[pyo3(signature = (core, inputs, out_dir, args, *, allowed_special, add_special_tokens, hf_byte_level=None))]
-    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         core: &Bound<'_, PyAny>,
         inputs: Vec<PathBuf>,
         out_dir: PathBuf,
         args: JobArgs,
-        allowed_special: &Bound<'_, PyAny>,
-        add_special_tokens: bool,
-        hf_byte_level: Option<bool>,
+        encoding: EncodeArgs<'_>,
     ) -> PyResult<Self> {
-        let encoder = DocEncoder::new(core, allowed_special, add_special_tokens, hf_byte_level)?;
+        let encoder = DocEncoder::from_args(core, &encoding)?;
         let opts = args.options()?;
         let read = Arc::new(AtomicU64::new(0));
         let job = py
