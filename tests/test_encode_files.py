@@ -153,7 +153,12 @@ def test_manifest_describes_inputs_and_shards(encodings, text_file, tmp_path):
         == m["tokens"]
         == sum(s["tokens"] for s in m["shards"])
     )
-    assert m["tokenizer"] == {"name": "r50k_base", "kind": "tiktoken", "n_vocab": 50257}
+    assert m["tokenizer"] == {
+        "name": "r50k_base",
+        "kind": "tiktoken",
+        "n_vocab": 50257,
+        "sha256": None,
+    }
     assert m["eot"] == 50256
     tokens, index = subword.read_shards(tmp_path / "out")
     assert len(tokens) == m["tokens"] and len(index) == m["documents"] + 1
@@ -222,6 +227,9 @@ def test_hf_dialect_tokenizers_equal_their_own_encode(make, eot, tmp_path):
     )
     want = expected(TEXT.splitlines(), lambda t: tok.encode(t).ids, eot_id)
     assert stream_and_index(tmp_path / "out") == want
+    # The manifest identifies the tokenizer by its saved form.
+    manifest = subword.shards.read_manifest(tmp_path / "out")
+    assert manifest["tokenizer"]["sha256"] == hashlib.sha256(tok.to_str().encode()).hexdigest()
 
 
 def test_hf_add_special_tokens_false_and_truncation_refused(tmp_path):

@@ -12,6 +12,7 @@ arguments. Layout of an output folder::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Sequence
@@ -89,6 +90,24 @@ def _tokenizer_parts(tokenizer) -> dict[str, Any]:
         f"subword.tokenizers.Tokenizer), not {type(tokenizer).__name__}; load one with "
         "subword.get_encoding(name) or Tokenizer.from_file(path)"
     )
+
+
+def _fingerprint(tokenizer) -> str | None:
+    """The sha256 of the tokenizer's tokenizer.json, for the manifest; None for a named encoding
+    (its name says which it is)."""
+    from . import registry
+    from .encoding import Encoding
+
+    if isinstance(tokenizer, Encoding):
+        if registry.is_registered(tokenizer):
+            return None
+        try:
+            text = tokenizer.to_hf_json()
+        except ValueError:  # a pattern HF's format cannot state: no file to hash
+            return None
+    else:
+        text = tokenizer.to_str()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _eot_id(append_eot, parts: dict) -> int | None:
@@ -191,6 +210,7 @@ def encode_files(
         name=parts["name"],
         kind=parts["kind"],
         n_vocab=parts["n_vocab"],
+        tokenizer_sha256=_fingerprint(tokenizer),
         batch_bytes=None,
     )
     call = dict(

@@ -47,6 +47,9 @@ pub struct TokenizerInfo {
     pub name: String,
     pub kind: String,
     pub n_vocab: u64,
+    /// The sha256 of the tokenizer's saved form (its tokenizer.json), for tokenizers that a
+    /// name does not identify.
+    pub sha256: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -386,6 +389,7 @@ fn manifest(report: &Report, opts: &Options) -> String {
             "name": opts.tokenizer.name,
             "kind": opts.tokenizer.kind,
             "n_vocab": opts.tokenizer.n_vocab,
+            "sha256": opts.tokenizer.sha256,
         },
         "dtype": opts.dtype.name(),
         "eot": opts.eot,

@@ -144,6 +144,7 @@ pub struct JobArgs {
     name: String,
     kind: String,
     n_vocab: u64,
+    tokenizer_sha256: Option<String>,
     batch_bytes: Option<usize>,
 }
 
@@ -187,6 +188,7 @@ impl JobArgs {
                 name: self.name,
                 kind: self.kind,
                 n_vocab: self.n_vocab,
+                sha256: self.tokenizer_sha256,
             },
         })
     }
