@@ -69,6 +69,13 @@ pub fn matcher<P: AsRef<[u8]>>(patterns: &[P]) -> Result<Option<AhoCorasick>> {
         .map_err(|e| Error::invalid(format!("cannot build the special-token matcher: {e}")))
 }
 
+/// A part of a text under [`Rules::parts`]: byte ranges of the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    Stretch(std::ops::Range<usize>),
+    Special(std::ops::Range<usize>),
+}
+
 /// A call's special-token rules, resolved once: where to split out allowed specials, and what
 /// text is an error.
 pub struct Rules {
@@ -85,6 +92,30 @@ impl Rules {
     /// Length in bytes of the longest disallowed string (0 if none).
     pub fn longest_forbidden(&self) -> usize {
         self.forbid.as_ref().map_or(0, |ac| ac.max_pattern_len())
+    }
+
+    /// `text` cut by the specials split out: its stretches of ordinary text (never empty) and
+    /// the specials between them, in order. Every encoder that splits specials walks this.
+    pub fn parts<'a>(&'a self, text: &'a str) -> impl Iterator<Item = Part> + 'a {
+        let mut found = self.split.as_ref().map(|ac| ac.find_iter(text));
+        let mut start = 0;
+        let mut special = None;
+        std::iter::from_fn(move || loop {
+            if let Some(range) = special.take() {
+                return Some(Part::Special(range));
+            }
+            let Some(m) = found.as_mut().and_then(|f| f.next()) else {
+                let rest = start..text.len();
+                start = text.len();
+                return (!rest.is_empty()).then_some(Part::Stretch(rest));
+            };
+            let stretch = start..m.start();
+            start = m.end();
+            special = Some(m.range());
+            if !stretch.is_empty() {
+                return Some(Part::Stretch(stretch));
+            }
+        })
     }
 
     /// Fail if `text` contains a disallowed string.
