@@ -369,6 +369,24 @@ def test_batch_parity(hpair, texts, threads):
 
 
 @settings(max_examples=N_SMALL)
+@given(
+    texts=st.lists(textgen.with_specials(["<|endoftext|>"]), min_size=64, max_size=400),
+    threads=st.sampled_from([1, 2]),
+)
+def test_runs_of_short_texts_encode_as_each_alone(hpair, texts, threads):
+    """A batch's texts are looked up 64 pieces at a time across texts (encode/runs.rs); each
+    text's ids must still be those of encoding it alone, specials split or refused per text."""
+    sw, tk = hpair
+    assert sw.encode_batch(texts, num_threads=threads, allowed_special="all") == [
+        tk.encode(t, allowed_special="all") for t in texts
+    ]
+    assert sw.encode_ordinary_batch(texts, num_threads=threads) == [
+        tk.encode_ordinary(t) for t in texts
+    ]
+    assert_same_outcome(sw.encode_batch, tk.encode_batch, texts)
+
+
+@settings(max_examples=N_SMALL)
 @given(data=st.data())
 def test_decode_random_ids(hpair, data):
     """Arbitrary id sequences: byte output, lossy decoding and offsets match tiktoken, including

@@ -41,34 +41,42 @@ fn run_len(items: usize, threads: usize) -> usize {
     items.div_ceil(4 * threads).max(MIN_BATCH_SPLIT)
 }
 
-/// Encode one run with `f`, which appends a text's ids.
-fn encode_run<I: AsRef<str>>(
-    run: &[I],
-    f: &impl Fn(&I, &mut Vec<Rank>) -> Result<()>,
-) -> Result<(Vec<Rank>, Vec<usize>)> {
-    let bytes: usize = run.iter().map(|t| t.as_ref().len()).sum();
-    // About as many as English takes; grows if a run needs more.
-    let mut ids = Vec::with_capacity(bytes / 3 + 16);
-    let mut ends = Vec::with_capacity(run.len());
-    for item in run {
-        f(item, &mut ids)?;
-        ends.push(ids.len());
-    }
-    Ok((ids, ends))
-}
-
 /// `f(text, out)` for each text, appending its ids to `out`, on `num_threads` threads.
 pub fn par_map_flat<I: Sync + AsRef<str>>(
     items: &[I],
     num_threads: usize,
     f: impl Fn(&I, &mut Vec<Rank>) -> Result<()> + Sync + Send,
 ) -> Result<FlatBatch> {
+    par_map_runs(items, num_threads, |run, ids, ends| {
+        for item in run {
+            f(item, ids)?;
+            ends.push(ids.len());
+        }
+        Ok(())
+    })
+}
+
+/// `f(run, ids, ends)` for runs of the texts, on `num_threads` threads: `f` appends each text's
+/// ids to `ids` and, after each, `ids.len()` to `ends`.
+pub fn par_map_runs<I: Sync + AsRef<str>>(
+    items: &[I],
+    num_threads: usize,
+    f: impl Fn(&[I], &mut Vec<Rank>, &mut Vec<usize>) -> Result<()> + Sync + Send,
+) -> Result<FlatBatch> {
     let threads = crate::pool::resolve(num_threads)?;
     let run = run_len(items.len(), threads);
     let parts = crate::pool::install(threads, || {
         items
             .par_chunks(run)
-            .map(|chunk| encode_run(chunk, &f))
+            .map(|chunk| {
+                let bytes: usize = chunk.iter().map(|t| t.as_ref().len()).sum();
+                // About as many as English takes; grows if a run needs more.
+                let mut ids = Vec::with_capacity(bytes / 3 + 16);
+                let mut ends = Vec::with_capacity(chunk.len());
+                f(chunk, &mut ids, &mut ends)?;
+                debug_assert_eq!(ends.len(), chunk.len());
+                Ok((ids, ends))
+            })
             .collect::<Result<Vec<_>>>()
     })??;
     Ok(FlatBatch { parts })

@@ -223,13 +223,20 @@ impl Table {
         }
         // Which pieces the first level lacks (or cannot hold); their second-level slots are
         // asked for now, so the loads overlap.
+        // Empty spans (marks, see `runs.rs`) have no ids of their own: they go to `miss`, but
+        // need not send the batch down the slow path.
         let mut missed = 0u64;
+        let mut marks = 0u64;
         for (k, (key, &(first, shared))) in keys[..n].iter().zip(&at[..n]).enumerate() {
-            if key[0] == 0 || self.entries[first as usize].key != *key {
-                missed |= 1 << k;
-                if key[0] != 0 {
-                    second.prefetch(shared);
+            if key[0] == 0 {
+                if spans[k].0 == spans[k].1 {
+                    marks |= 1 << k;
+                } else {
+                    missed |= 1 << k;
                 }
+            } else if self.entries[first as usize].key != *key {
+                missed |= 1 << k;
+                second.prefetch(shared);
             }
         }
         let cacheable = keys[..n].iter().filter(|k| k[0] != 0).count() as u64;
@@ -237,12 +244,27 @@ impl Table {
         self.hits += cacheable;
         if missed == 0 {
             // Every piece is in the first level (the common case): no compare, no branch per
-            // piece but the vector's room.
-            for &(first, _) in &at[..n] {
-                emit(&self.entries[first as usize], out);
+            // piece but the vector's room (and, in a batch with marks, the mark test).
+            if marks == 0 {
+                for &(first, _) in &at[..n] {
+                    emit(&self.entries[first as usize], out);
+                }
+                let last = &self.entries[at[n - 1].0 as usize];
+                return Ok((last.ids[0] >> COUNT_SHIFT) as usize);
             }
-            let last = &self.entries[at[n - 1].0 as usize];
-            return Ok((last.ids[0] >> COUNT_SHIFT) as usize);
+            for (k, &(first, _)) in at[..n].iter().enumerate() {
+                if marks >> k & 1 != 0 {
+                    let (s, _) = spans[k];
+                    miss(&text[s..s], 0, out)?;
+                } else {
+                    emit(&self.entries[first as usize], out);
+                }
+            }
+            return Ok(if marks >> (n - 1) & 1 != 0 {
+                0
+            } else {
+                (self.entries[at[n - 1].0 as usize].ids[0] >> COUNT_SHIFT) as usize
+            });
         }
         // Some piece missed: an earlier piece's insert may take the slot a later one hit in
         // the check above (two pieces of a batch can share a slot), so every key is compared

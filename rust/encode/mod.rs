@@ -7,6 +7,7 @@ mod detailed;
 mod hot;
 mod merge;
 mod raw_bytes;
+mod runs;
 mod shared_cache;
 mod stream;
 mod unstable;
@@ -17,9 +18,9 @@ pub use stream::Stream;
 
 use crate::error::{Error, Result};
 use crate::pretokenize::{Pattern, Span, SPAN_BATCH};
-use crate::specials::{Rules, Selection, Specials};
+use crate::specials::{Part, Rules, Selection, Specials};
 use crate::vocab::{Rank, Vocab};
-use batch::par_map_flat;
+use batch::par_map_runs;
 use cache::{LongCache, WordCache, MAX_CACHED_LEN, MAX_LONG_LEN};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -389,25 +390,23 @@ impl Encoder {
     /// from its last piece (0 if it ended in a special).
     fn encode_into(&self, text: &str, rules: &Rules, out: &mut Vec<Rank>) -> Result<usize> {
         let mut last_piece_len = 0;
-        let mut start = 0;
-        if let Some(ac) = &rules.split {
-            for m in ac.find_iter(text) {
-                if m.start() > start {
-                    self.encode_stretch(&text[start..m.start()], out)?;
+        for part in rules.parts(text) {
+            last_piece_len = match part {
+                Part::Stretch(r) => self.encode_stretch(&text[r], out)?,
+                Part::Special(r) => {
+                    out.push(self.special_id(&text[r]));
+                    0
                 }
-                let id = self
-                    .vocab
-                    .special_id(&text[m.range()])
-                    .expect("matcher holds only specials");
-                out.push(id);
-                last_piece_len = 0;
-                start = m.end();
-            }
-        }
-        if start < text.len() {
-            last_piece_len = self.encode_stretch(&text[start..], out)?;
+            };
         }
         Ok(last_piece_len)
+    }
+
+    /// The id of a special the split rules found.
+    fn special_id(&self, special: &str) -> Rank {
+        self.vocab
+            .special_id(special)
+            .expect("the split rules match only specials")
     }
 
     pub fn encode_batch(
@@ -418,13 +417,15 @@ impl Encoder {
         num_threads: usize,
     ) -> Result<FlatBatch> {
         let rules = self.specials.rules(allowed, disallowed)?;
-        par_map_flat(texts, num_threads, |t, out| {
-            self.append_with_rules(t, &rules, out)
+        par_map_runs(texts, num_threads, |run, out, ends| {
+            self.append_run(run, Some(&rules), None, out, ends)
         })
     }
 
     pub fn encode_ordinary_batch(&self, texts: &[&str], num_threads: usize) -> Result<FlatBatch> {
-        par_map_flat(texts, num_threads, |t, out| self.append_ordinary(t, out))
+        par_map_runs(texts, num_threads, |run, out, ends| {
+            self.append_run(run, None, None, out, ends)
+        })
     }
 
     /// `encode_ordinary(text)` appended to `out`.
