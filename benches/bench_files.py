@@ -153,6 +153,7 @@ def worker(argv: list[str]) -> int:
     path, threads, out = Path(path), int(threads), Path(out)
     tok = load(contender, encoding)
     # Warm up on the first 64 KB (whole lines), so loading costs are not timed.
+    CACHE.mkdir(parents=True, exist_ok=True)
     warm = CACHE / f"warm_{os.getpid()}{path.suffix}"
     with open(path, "rb") as f:
         head = f.read(1 << 16)

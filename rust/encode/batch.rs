@@ -41,21 +41,6 @@ fn run_len(items: usize, threads: usize) -> usize {
     items.div_ceil(4 * threads).max(MIN_BATCH_SPLIT)
 }
 
-/// `f(text, out)` for each text, appending its ids to `out`, on `num_threads` threads.
-pub fn par_map_flat<I: Sync + AsRef<str>>(
-    items: &[I],
-    num_threads: usize,
-    f: impl Fn(&I, &mut Vec<Rank>) -> Result<()> + Sync + Send,
-) -> Result<FlatBatch> {
-    par_map_runs(items, num_threads, |run, ids, ends| {
-        for item in run {
-            f(item, ids)?;
-            ends.push(ids.len());
-        }
-        Ok(())
-    })
-}
-
 /// `f(run, ids, ends)` for runs of the texts, on `num_threads` threads: `f` appends each text's
 /// ids to `ids` and, after each, `ids.len()` to `ends`.
 pub fn par_map_runs<I: Sync + AsRef<str>>(

@@ -92,8 +92,11 @@ enum Msg {
     End(usize, Fingerprint),
 }
 
-/// Appends one document's ids.
-pub type EncodeFn<'a> = dyn Fn(&str, &mut Vec<Rank>) -> Result<()> + Sync + 'a;
+/// Encodes a run of documents: appends each one's ids, then the end-of-text id if one is
+/// given, to `ids`, and after each document `ids.len()` to `ends`. A run, not one document,
+/// so that the encoder can look pieces up across documents (`encode/runs.rs`).
+pub type EncodeRunFn<'a> =
+    dyn Fn(&[&str], Option<Rank>, &mut Vec<Rank>, &mut Vec<usize>) -> Result<()> + Sync + 'a;
 
 /// One shard job: batches of documents in, shards out. [`encode_files`] drives it from a
 /// reader thread; a caller with its own documents (a parquet column) drives it batch by batch.
@@ -167,12 +170,7 @@ impl Job {
     /// Encode documents of input `k` on the pool and append them to the stream, in order.
     /// The ids of one call are written during the next one (or by `finish`), so that writing,
     /// which is serial, overlaps encoding instead of leaving the pool idle.
-    pub fn encode<D: AsRef<str> + Sync>(
-        &mut self,
-        k: usize,
-        docs: &[D],
-        encode: &EncodeFn<'_>,
-    ) -> Result<()> {
+    pub fn encode(&mut self, k: usize, docs: &[&str], encode: &EncodeRunFn<'_>) -> Result<()> {
         let eot = self.opts.eot;
         let threads = self.threads;
         let pending = self.pending.take();
@@ -184,10 +182,8 @@ impl Job {
                     None => Ok(()),
                 },
                 || {
-                    crate::encode::batch::par_map_flat(docs, threads, |t, out| {
-                        encode(t.as_ref(), out)?;
-                        out.extend(eot);
-                        Ok(())
+                    crate::encode::batch::par_map_runs(docs, threads, |run, ids, ends| {
+                        encode(run, eot, ids, ends)
                     })
                 },
             )
@@ -253,7 +249,7 @@ pub fn encode_files(
     inputs: &[PathBuf],
     out_dir: &Path,
     opts: &Options,
-    encode: &EncodeFn<'_>,
+    encode: &EncodeRunFn<'_>,
 ) -> Result<Report> {
     let total: u64 = inputs
         .iter()

@@ -94,6 +94,31 @@ impl DocEncoder {
         )))
     }
 
+    /// A run of documents as [`crate::files::EncodeRunFn`] says: byte-level BPE without the
+    /// HF prefix space looks their pieces up together; the rest go one document at a time.
+    fn encode_run(
+        &self,
+        docs: &[&str],
+        eot: Option<Rank>,
+        ids: &mut Vec<Rank>,
+        ends: &mut Vec<usize>,
+    ) -> Result<()> {
+        if let DocEncoder::Bpe {
+            encoder,
+            rules,
+            hf_prefix_space: None,
+        } = self
+        {
+            return encoder.append_run(docs, rules.as_ref(), eot, ids, ends);
+        }
+        for doc in docs {
+            self.encode(doc, ids)?;
+            ids.extend(eot);
+            ends.push(ids.len());
+        }
+        Ok(())
+    }
+
     fn encode(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
         match self {
             DocEncoder::Bpe {
@@ -228,7 +253,9 @@ pub fn encode_files<'py>(
     let opts = args.options()?;
     let report = py
         .allow_threads(|| {
-            crate::files::encode_files(&inputs, &out_dir, &opts, &|t, out| encoder.encode(t, out))
+            crate::files::encode_files(&inputs, &out_dir, &opts, &|docs, eot, ids, ends| {
+                encoder.encode_run(docs, eot, ids, ends)
+            })
         })
         .map_err(to_py)?;
     report_dict(py, &report)
@@ -289,8 +316,12 @@ impl PyShardJob {
             .job
             .as_mut()
             .ok_or_else(|| PyValueError::new_err("this job has already finished"))?;
-        py.allow_threads(|| job.encode(k, &docs, &|t, out| encoder.encode(t, out)))
-            .map_err(to_py)
+        py.allow_threads(|| {
+            job.encode(k, &docs, &|docs, eot, ids, ends| {
+                encoder.encode_run(docs, eot, ids, ends)
+            })
+        })
+        .map_err(to_py)
     }
 
     /// Input `k` is done: its raw file is hashed for the manifest.
