@@ -20,7 +20,7 @@ use super::hot::Table;
 use super::shared_cache::SharedCache;
 use super::{with_scratch, Encoder, Scratch};
 use crate::error::Result;
-use crate::pretokenize::{Span, SPAN_BATCH};
+use crate::pretokenize::{Span, SpanSink, SPAN_BATCH};
 use crate::specials::{Part, Rules};
 use crate::vocab::Rank;
 use std::cell::Cell;
@@ -43,23 +43,27 @@ struct Run<'a> {
     /// The run's texts end to end.
     text: &'a str,
     after_each: Option<Rank>,
+    /// Where the stretch being cut starts in `text` (the pattern gives spans in the stretch).
+    base: usize,
     spans: [Span; SPAN_BATCH],
     gathered: usize,
     out: &'a mut Vec<Rank>,
     ends: &'a mut Vec<usize>,
 }
 
-impl Run<'_> {
+impl SpanSink for Run<'_> {
     #[inline(always)]
-    fn push(&mut self, span: Span) -> Result<()> {
-        self.spans[self.gathered] = span;
+    fn push(&mut self, (start, end): Span) -> Result<()> {
+        self.spans[self.gathered] = (self.base + start, self.base + end);
         self.gathered += 1;
         if self.gathered == SPAN_BATCH {
             self.flush()?;
         }
         Ok(())
     }
+}
 
+impl Run<'_> {
     /// Encode the pieces gathered so far.
     fn flush(&mut self) -> Result<()> {
         let n = std::mem::take(&mut self.gathered);
@@ -96,14 +100,8 @@ impl Run<'_> {
     /// The pieces of the stretch `range` of the run's text.
     fn stretch(&mut self, range: std::ops::Range<usize>) -> Result<()> {
         let (encoder, text) = (self.encoder, self.text);
-        encoder
-            .pattern
-            .for_each_span_batch(&text[range.clone()], |spans| {
-                for &(s, e) in spans {
-                    self.push((range.start + s, range.start + e))?;
-                }
-                Ok(())
-            })
+        self.base = range.start;
+        encoder.pattern.for_each_span(&text[range], self)
     }
 
     /// The text `range` of the run's text, specials split out as `rules` say, then its end mark.
@@ -127,6 +125,7 @@ impl Run<'_> {
                 }
             }
         }
+        self.base = 0;
         self.push((range.end, range.end))
     }
 }
@@ -158,6 +157,7 @@ impl Encoder {
                 scratch: &mut state.merge,
                 text: &buf,
                 after_each,
+                base: 0,
                 spans: [(0, 0); SPAN_BATCH],
                 gathered: 0,
                 out,

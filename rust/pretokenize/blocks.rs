@@ -18,7 +18,7 @@
 
 use super::classes::{tables, Tables};
 use super::masks::{ByteMasks, Classify};
-use super::{Span, SPAN_BATCH};
+use super::SpanSink;
 use crate::error::Result;
 
 /// Call `f` with the pieces of `text` in batches of up to [`SPAN_BATCH`], as `next_end` (the
@@ -31,16 +31,16 @@ pub fn scan(
     text: &str,
     next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
     starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
-    f: impl FnMut(&[Span]) -> Result<()>,
+    sink: &mut impl SpanSink,
 ) -> Result<()> {
     #[cfg(target_arch = "x86_64")]
     if let Some(avx2) = super::masks::Avx2::detect() {
         // SAFETY: `detect` found AVX2 on this CPU.
-        return unsafe { walk_avx2(avx2, text, next_end, starts, f) };
+        return unsafe { walk_avx2(avx2, text, next_end, starts, sink) };
     }
     // Without a wide classifier a block costs more than the scalar scanner saves.
     let _ = starts;
-    super::scan_batches(text, next_end, [(0, 0); SPAN_BATCH], f)
+    super::scan_each(text, next_end, sink)
 }
 
 /// [`walk`] compiled with AVX2 on, so the classifier inlines into the loop.
@@ -51,9 +51,9 @@ unsafe fn walk_avx2(
     text: &str,
     next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
     starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
-    f: impl FnMut(&[Span]) -> Result<()>,
+    sink: &mut impl SpanSink,
 ) -> Result<()> {
-    walk(c, text, next_end, starts, f)
+    walk(c, text, next_end, starts, sink)
 }
 
 #[inline(always)]
@@ -62,12 +62,10 @@ fn walk(
     text: &str,
     next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
     starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
-    mut f: impl FnMut(&[Span]) -> Result<()>,
+    sink: &mut impl SpanSink,
 ) -> Result<()> {
     let t = tables();
     let b = text.as_bytes();
-    let mut spans = [(0, 0); SPAN_BATCH];
-    let mut n = 0;
     let mut i = 0;
     // Below this the scalar scanner runs: past the non-ASCII bytes of a block that gave nothing.
     let mut scalar_until = 0;
@@ -97,12 +95,7 @@ fn walk(
                 while rest != 0 {
                     let end = base + rest.trailing_zeros() as usize;
                     debug_assert_eq!(end, next_end(t, b, i), "block start at {i}");
-                    spans[n] = (i, end);
-                    n += 1;
-                    if n == SPAN_BATCH {
-                        f(&spans)?;
-                        n = 0;
-                    }
+                    sink.push((i, end))?;
                     i = end;
                     rest &= rest - 1;
                 }
@@ -117,20 +110,12 @@ fn walk(
         loop {
             let j = next_end(t, b, i);
             debug_assert!(j > i && text.is_char_boundary(j));
-            spans[n] = (i, j);
-            n += 1;
-            if n == SPAN_BATCH {
-                f(&spans)?;
-                n = 0;
-            }
+            sink.push((i, j))?;
             i = j;
             if i >= scalar_until || i >= b.len() {
                 break;
             }
         }
-    }
-    if n > 0 {
-        f(&spans[..n])?;
     }
     Ok(())
 }
@@ -139,7 +124,9 @@ fn walk(
 mod tests {
     use super::super::masks::portable::Portable;
     use super::super::tests::Rng;
-    use super::super::{block_cl100k, block_gpt2, block_o200k, scan_cl100k, scan_gpt2, scan_o200k};
+    use super::super::{
+        block_cl100k, block_gpt2, block_o200k, scan_cl100k, scan_gpt2, scan_o200k, Span,
+    };
     use super::*;
 
     /// Long texts, mostly ASCII, dense in what the block rules distinguish: blanks of every
@@ -239,12 +226,7 @@ mod tests {
         starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
     ) -> Vec<Span> {
         let mut out = Vec::new();
-        walk(c, text, next_end, starts, |s| {
-            assert!(s.len() <= SPAN_BATCH);
-            out.extend_from_slice(s);
-            Ok(())
-        })
-        .unwrap();
+        walk(c, text, next_end, starts, &mut out).unwrap();
         out
     }
 

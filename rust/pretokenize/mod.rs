@@ -227,55 +227,56 @@ impl Pattern {
     pub fn for_each_span_batch(
         &self,
         text: &str,
-        mut f: impl FnMut(&[Span]) -> Result<()>,
+        f: impl FnMut(&[Span]) -> Result<()>,
     ) -> Result<()> {
-        let mut spans = [(0, 0); SPAN_BATCH];
+        let mut batches = Batches {
+            spans: [(0, 0); SPAN_BATCH],
+            n: 0,
+            f,
+        };
+        self.for_each_span(text, &mut batches)?;
+        batches.finish()
+    }
+
+    /// Push the pieces of `text` onto `sink` as byte ranges, in order: for a caller that
+    /// gathers pieces across texts (`encode::runs`), with no batch buffer per text.
+    #[inline]
+    pub fn for_each_span(&self, text: &str, sink: &mut impl SpanSink) -> Result<()> {
         match &self.engine {
             Engine::Scanner(Scanner::Gpt2) => {
-                blocks::scan(text, scan_gpt2::next_end, block_gpt2::starts, f)
+                blocks::scan(text, scan_gpt2::next_end, block_gpt2::starts, sink)
             }
             Engine::Scanner(Scanner::Cl100k) => {
-                blocks::scan(text, scan_cl100k::next_end, block_cl100k::starts::<3>, f)
+                blocks::scan(text, scan_cl100k::next_end, block_cl100k::starts::<3>, sink)
             }
             Engine::Scanner(Scanner::O200k) => blocks::scan(
                 text,
                 scan_o200k::next_end,
                 block_o200k::starts::<true, 3>,
-                f,
+                sink,
             ),
             Engine::Scanner(Scanner::Llama3) => blocks::scan(
                 text,
                 scan_cl100k::next_end_llama3,
                 block_cl100k::starts::<3>,
-                f,
+                sink,
             ),
             Engine::Scanner(Scanner::Qwen2) => blocks::scan(
                 text,
                 scan_cl100k::next_end_qwen2,
                 block_cl100k::starts::<1>,
-                f,
+                sink,
             ),
             Engine::Scanner(Scanner::Tekken) => blocks::scan(
                 text,
                 scan_o200k::next_end_tekken,
                 block_o200k::starts::<false, 1>,
-                f,
+                sink,
             ),
-            Engine::Scanner(Scanner::DeepSeekV3) => {
-                scan_batches(text, scan_deepseek::next_end, spans, f)
-            }
+            Engine::Scanner(Scanner::DeepSeekV3) => scan_each(text, scan_deepseek::next_end, sink),
             Engine::Regex(re) => {
-                let mut n = 0;
                 for span in regex_spans(re, text) {
-                    spans[n] = span?;
-                    n += 1;
-                    if n == SPAN_BATCH {
-                        f(&spans)?;
-                        n = 0;
-                    }
-                }
-                if n > 0 {
-                    f(&spans[..n])?;
+                    sink.push(span?)?;
                 }
                 Ok(())
             }
@@ -283,12 +284,12 @@ impl Pattern {
                 if text.is_empty() {
                     Ok(())
                 } else {
-                    f(&[(0, text.len())])
+                    sink.push((0, text.len()))
                 }
             }
             Engine::Isolated(res) => {
-                for batch in isolated_spans(res, text)?.chunks(SPAN_BATCH) {
-                    f(batch)?;
+                for span in isolated_spans(res, text)? {
+                    sink.push(span)?;
                 }
                 Ok(())
             }
@@ -298,10 +299,7 @@ impl Pattern {
     /// The pieces of `text` as byte ranges, collected.
     pub fn spans(&self, text: &str) -> Result<Vec<Span>> {
         let mut out = Vec::new();
-        self.for_each_span_batch(text, |spans| {
-            out.extend_from_slice(spans);
-            Ok(())
-        })?;
+        self.for_each_span(text, &mut out)?;
         Ok(out)
     }
 
@@ -348,27 +346,62 @@ pub type Span = (usize, usize);
 /// batch to be in flight together, few enough that the batch's keys stay in L1.
 pub const SPAN_BATCH: usize = 64;
 
-/// [`scan_all`] handing over batches of spans.
-#[inline(always)]
-fn scan_batches(
+/// Where a pattern's pieces go, one span at a time, in order.
+pub trait SpanSink {
+    fn push(&mut self, span: Span) -> Result<()>;
+}
+
+impl SpanSink for Vec<Span> {
+    #[inline(always)]
+    fn push(&mut self, span: Span) -> Result<()> {
+        Vec::push(self, span);
+        Ok(())
+    }
+}
+
+/// Spans handed to `f` up to [`SPAN_BATCH`] at a time; `finish` hands over the rest.
+struct Batches<F> {
+    spans: [Span; SPAN_BATCH],
+    n: usize,
+    f: F,
+}
+
+impl<F: FnMut(&[Span]) -> Result<()>> SpanSink for Batches<F> {
+    #[inline(always)]
+    fn push(&mut self, span: Span) -> Result<()> {
+        self.spans[self.n] = span;
+        self.n += 1;
+        if self.n == SPAN_BATCH {
+            self.n = 0;
+            (self.f)(&self.spans)?;
+        }
+        Ok(())
+    }
+}
+
+impl<F: FnMut(&[Span]) -> Result<()>> Batches<F> {
+    fn finish(mut self) -> Result<()> {
+        if self.n > 0 {
+            (self.f)(&self.spans[..self.n])?;
+        }
+        Ok(())
+    }
+}
+
+/// The scalar scanner's pieces onto `sink`.
+fn scan_each(
     text: &str,
     next_end: impl Fn(&classes::Tables, &[u8], usize) -> usize,
-    mut spans: [Span; SPAN_BATCH],
-    mut f: impl FnMut(&[Span]) -> Result<()>,
+    sink: &mut impl SpanSink,
 ) -> Result<()> {
     let t = classes::tables();
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        let mut n = 0;
-        while n < SPAN_BATCH && i < b.len() {
-            let j = next_end(t, b, i);
-            debug_assert!(j > i && text.is_char_boundary(j));
-            spans[n] = (i, j);
-            n += 1;
-            i = j;
-        }
-        f(&spans[..n])?;
+        let j = next_end(t, b, i);
+        debug_assert!(j > i && text.is_char_boundary(j));
+        sink.push((i, j))?;
+        i = j;
     }
     Ok(())
 }
