@@ -89,7 +89,10 @@ impl<'a> Splitter<'a> {
     pub fn next_batch(&mut self, reader: &mut dyn BufRead, batch_bytes: usize) -> Result<Docs> {
         let mut docs = Docs::default();
         while docs.text.len() + docs.ends.len() < batch_bytes && !self.done {
-            if !self.next_doc(reader, &mut docs)? {
+            if let Format::Lines = self.format {
+                let room = batch_bytes - (docs.text.len() + docs.ends.len());
+                self.next_lines(reader, room, &mut docs)?;
+            } else if !self.next_doc(reader, &mut docs)? {
                 self.done = true;
             }
         }
@@ -99,11 +102,10 @@ impl<'a> Splitter<'a> {
     /// Append the next document to `docs`; false at the end of the input.
     fn next_doc(&mut self, reader: &mut dyn BufRead, docs: &mut Docs) -> Result<bool> {
         match self.format {
+            // (`next_batch` takes many lines at a time.)
             Format::Lines => {
-                if !self.next_line(reader)? {
-                    return Ok(false);
-                }
-                self.push_text(&self.line, "line", docs)?;
+                self.next_lines(reader, 1, docs)?;
+                return Ok(!self.done);
             }
             Format::Separated(sep) => {
                 let Some((start, end)) = self.next_separated(reader, sep.as_bytes())? else {
@@ -136,6 +138,72 @@ impl<'a> Splitter<'a> {
             path: self.path.to_path_buf(),
             source,
         }
+    }
+
+    /// The complete lines of the reader's buffered bytes, up to about `room` bytes of them (at
+    /// least one line), onto `docs`. A line that straddles two reads is gathered in `self.line`.
+    ///
+    /// Why not line by line: a buffered chunk's complete lines are checked as UTF-8 in one call
+    /// (a line break is ASCII, so the chunk is valid exactly when each of its lines is) and cut
+    /// with one `memchr` pass, so that short lines (a dictionary's) cost a copy each and no call
+    /// into the reader. A chunk that is not valid goes line by line, which names the bad line.
+    fn next_lines(&mut self, reader: &mut dyn BufRead, room: usize, docs: &mut Docs) -> Result<()> {
+        let chunk = reader.fill_buf().map_err(|e| self.io(e))?;
+        if chunk.is_empty() {
+            self.done = true;
+            if !self.line.is_empty() {
+                // A last line without a line break.
+                self.seen += 1;
+                let line = std::mem::take(&mut self.line);
+                self.push_line(&line, docs)?;
+            }
+            return Ok(());
+        }
+        // The chunk's lines end at its last line break within `room`, or at its first one past.
+        let within = &chunk[..room.min(chunk.len())];
+        let Some(last) = memchr::memrchr(b'\n', within)
+            .or_else(|| memchr::memchr(b'\n', &chunk[within.len()..]).map(|at| within.len() + at))
+        else {
+            // No line ends here: all of it continues the current line.
+            self.line.extend_from_slice(chunk);
+            let n = chunk.len();
+            reader.consume(n);
+            return Ok(());
+        };
+        let lines = &chunk[..=last];
+        // The first line continues what earlier reads left.
+        let first = memchr::memchr(b'\n', lines).expect("the chunk ends in a line break");
+        self.line.extend_from_slice(&lines[..first]);
+        self.seen += 1;
+        let line = std::mem::take(&mut self.line);
+        self.push_line(&line, docs)?;
+        self.line = line;
+        self.line.clear();
+        let rest = &lines[first + 1..];
+        match std::str::from_utf8(rest) {
+            Ok(text) => {
+                let mut start = 0;
+                for end in memchr::memchr_iter(b'\n', rest) {
+                    let line = &text[start..end];
+                    docs.push(line.strip_suffix('\r').unwrap_or(line));
+                    self.seen += 1;
+                    start = end + 1;
+                }
+            }
+            Err(_) => {
+                for line in rest[..rest.len() - 1].split(|&b| b == b'\n') {
+                    self.seen += 1;
+                    self.push_line(line, docs)?;
+                }
+            }
+        }
+        reader.consume(last + 1);
+        Ok(())
+    }
+
+    /// A line without its `\n` onto `docs`, its `\r` (of a `\r\n` ending) dropped.
+    fn push_line(&self, line: &[u8], docs: &mut Docs) -> Result<()> {
+        self.push_text(line.strip_suffix(b"\r").unwrap_or(line), "line", docs)
     }
 
     /// The next line, without its ending, into `self.line`; false at the end of the input.

@@ -121,3 +121,57 @@ fn gzip_and_zstd_inputs_read_as_their_text() {
     assert_eq!(f.sha256.len(), 64);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// What the lines format promises: `split('\n')` without an empty piece after a final line
+/// break, and each line's `\r` of a `\r\n` ending dropped.
+fn reference_lines(text: &str) -> Vec<String> {
+    reference(text, "\n")
+        .into_iter()
+        .map(|l| l.strip_suffix('\r').map_or(l.clone(), str::to_owned))
+        .collect()
+}
+
+#[test]
+fn lines_straddling_reads_and_batches_are_cut_as_split_does() {
+    let parts = ["a", "\n", "\r\n", "\r", "é", "한국", "\n\n", "  ", "xyz"];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..300 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let len = (state % 40) as usize;
+        let text: String = (0..len)
+            .map(|k| parts[((state >> (k % 60)) as usize + k) % parts.len()])
+            .collect();
+        for capacity in [1, 2, 3, 7, 64] {
+            for batch in [1, 5, 1 << 20] {
+                let mut reader = BufReader::with_capacity(capacity, text.as_bytes());
+                let mut s = Splitter::new(Path::new("t"), &Format::Lines, false);
+                let mut got = Vec::new();
+                loop {
+                    let docs = s.next_batch(&mut reader, batch).unwrap();
+                    if docs.is_empty() {
+                        break;
+                    }
+                    got.extend(docs.strs().into_iter().map(str::to_owned));
+                }
+                assert_eq!(got, reference_lines(&text), "{text:?} {capacity} {batch}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bad_line_is_named_or_replaced() {
+    let text = b"ok\nfine\nbad \xff here\nlast\n";
+    for capacity in [1, 4, 64] {
+        let mut reader = BufReader::with_capacity(capacity, &text[..]);
+        let mut s = Splitter::new(Path::new("t.txt"), &Format::Lines, false);
+        let err = s.next_batch(&mut reader, 1 << 20).unwrap_err().to_string();
+        assert!(err.contains("t.txt: line 3 is not UTF-8"), "{err}");
+        let mut reader = BufReader::with_capacity(capacity, &text[..]);
+        let mut s = Splitter::new(Path::new("t.txt"), &Format::Lines, true);
+        let docs = s.next_batch(&mut reader, 1 << 20).unwrap();
+        assert_eq!(docs.strs(), ["ok", "fine", "bad \u{fffd} here", "last"]);
+    }
+}
