@@ -1260,7 +1260,7 @@ impl PyTrainer {
 /// Classic `</w>` BPE behind `subword.ClassicBPE`.
 #[pyclass(module = "subword._core", name = "ClassicCore", frozen)]
 struct PyClassic {
-    inner: crate::classic::ClassicBpe,
+    inner: Arc<crate::classic::ClassicBpe>,
 }
 
 #[pymethods]
@@ -1274,8 +1274,10 @@ impl PyClassic {
         unk_token: Option<&str>,
     ) -> PyResult<Self> {
         Ok(PyClassic {
-            inner: crate::classic::ClassicBpe::new(tokens, merges, suffix, unk_token)
-                .map_err(to_py)?,
+            inner: Arc::new(
+                crate::classic::ClassicBpe::new(tokens, merges, suffix, unk_token)
+                    .map_err(to_py)?,
+            ),
         })
     }
 

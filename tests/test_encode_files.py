@@ -232,6 +232,27 @@ def test_hf_dialect_tokenizers_equal_their_own_encode(make, eot, tmp_path):
     assert manifest["tokenizer"]["sha256"] == hashlib.sha256(tok.to_str().encode()).hexdigest()
 
 
+def test_classic_bpe_equals_its_own_encode(tmp_path):
+    model = subword.ClassicBPE.train(DOCS, 120)
+    (tmp_path / "in.txt").write_text(TEXT, encoding="utf-8")
+    with pytest.raises(ValueError, match="append_eot=False"):
+        subword.encode_files(tmp_path / "in.txt", model, tmp_path / "x", show_progress=False)
+    m = subword.encode_files(
+        tmp_path / "in.txt", model, tmp_path / "out", append_eot="<unk>", show_progress=False
+    )
+    want = expected(TEXT.splitlines(), model.encode, model.vocab["<unk>"])
+    assert stream_and_index(tmp_path / "out") == want
+    # Identified by the file ClassicBPE.save writes.
+    model.save(tmp_path / "model.json")
+    digest = hashlib.sha256((tmp_path / "model.json").read_bytes()).hexdigest()
+    assert m["tokenizer"] == {
+        "name": "tokenizer",
+        "kind": "classic BPE",
+        "n_vocab": model.vocab_size,
+        "sha256": digest,
+    }
+
+
 def test_hf_add_special_tokens_false_and_truncation_refused(tmp_path):
     tok = _hf_bpe()
     (tmp_path / "in.txt").write_text(TEXT, encoding="utf-8")
@@ -389,3 +410,41 @@ def test_parquet_errors_leave_nothing(encodings, tmp_path):
         assert leftovers == [], (inputs, leftovers)
     with pytest.raises(ValueError, match=r"no column 'body' \(columns: id, text\)"):
         subword.encode_files(good, sw, out, format="parquet", field="body", show_progress=False)
+
+
+def _read_ahead_threads():
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "subword-read-ahead"]
+
+
+def test_parquet_read_ahead_keeps_order_raises_in_order_and_leaves_no_thread(
+    encodings, tmp_path, monkeypatch
+):
+    import contextlib
+
+    read_ahead = subword.shards._read_ahead
+    assert list(read_ahead(iter(range(1000)))) == list(range(1000))
+
+    def failing():
+        yield from range(5)
+        raise KeyError("from the producer")
+
+    got = []
+    with pytest.raises(KeyError, match="from the producer"):
+        for x in read_ahead(failing()):
+            got.append(x)
+    assert got == list(range(5))
+    # A consumer leaving early (an encode error) stops a producer that has more to give.
+    with contextlib.closing(read_ahead(iter(range(10**9)))) as items:
+        assert next(items) == 0
+    assert _read_ahead_threads() == []
+    # Through encode_files: a null in a later batch fails the job, after earlier batches were
+    # encoded, and no reader thread is left.
+    sw, _ = encodings("r50k_base")
+    monkeypatch.setattr(subword.shards, "PARQUET_BATCH_ROWS", 4)
+    path = _parquet(tmp_path / "late.parquet", ["a b"] * 40 + [None] + ["c"] * 9)
+    with pytest.raises(ValueError, match="row 40 of column 'text' is null"):
+        subword.encode_files(path, sw, tmp_path / "out", format="parquet", show_progress=False)
+    assert _read_ahead_threads() == []
+    assert not (tmp_path / "out").exists() or os.listdir(tmp_path / "out") == []

@@ -12,10 +12,13 @@ arguments. Layout of an output folder::
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
-from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Sequence
+import queue
+import threading
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Sequence
 
 from . import _core
 
@@ -43,94 +46,104 @@ def _paths(inputs) -> list[str]:
     return out
 
 
-def _tokenizer_parts(tokenizer) -> dict[str, Any]:
-    """The core object and what the manifest says about a subword tokenizer of any dialect."""
+class _Target(NamedTuple):
+    """What the job needs of a tokenizer: its core object and what the manifest says of it."""
+
+    core: Any
+    kind: str
+    n_vocab: int
+    #: token text → id, or None; where an end-of-text token is looked up.
+    token_id: Callable[[str], int | None]
+    #: sha256 of the tokenizer's file (tokenizer.json, ClassicBPE JSON); None for a named
+    #: encoding (its name says which it is).
+    sha256: str | None = None
+    name: str = "tokenizer"
+    #: The byte-level BPE Tokenizer's prefix space (it encodes through its own path).
+    hf_byte_level: bool | None = None
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _target(tokenizer) -> _Target:
+    """One dispatch over the dialects subword has."""
+    from . import registry
+    from .classic import ClassicBPE
     from .encoding import Encoding
     from .tokenizer import Tokenizer
     from .tokenizers import Tokenizer as HFTokenizer
     from .wordpiece import WordPieceTokenizer
 
     if isinstance(tokenizer, Encoding):
-        specials = dict(tokenizer._special_tokens)
-        return dict(
-            core=tokenizer._core,
+        sha256 = None
+        if not registry.is_registered(tokenizer):
+            try:
+                sha256 = _sha256(tokenizer.to_hf_json())
+            except ValueError:  # a pattern HF's format cannot state: no file to hash
+                pass
+        return _Target(
+            tokenizer._core,
+            "tiktoken",
+            tokenizer.n_vocab,
+            tokenizer._special_tokens.get,
+            sha256,
             name=tokenizer.name,
-            kind="tiktoken",
-            n_vocab=tokenizer.n_vocab,
-            specials=specials,
         )
-    if isinstance(tokenizer, WordPieceTokenizer):
-        return dict(
-            core=tokenizer._ready(),
-            name="tokenizer",
-            kind="wordpiece",
-            n_vocab=tokenizer.get_vocab_size(True),
-            specials=tokenizer.get_vocab(True),
+    if isinstance(tokenizer, ClassicBPE):
+        tokens = tokenizer._core.tokens()
+        return _Target(
+            tokenizer._core,
+            "classic BPE",
+            len(tokens),
+            {t: i for i, t in enumerate(tokens)}.get,
+            _sha256(json.dumps(tokenizer._doc(), ensure_ascii=False)),
         )
-    if isinstance(tokenizer, Tokenizer):
-        core = tokenizer._ready()
-        return dict(
-            core=core,
-            name="tokenizer",
-            kind="byte-level BPE",
-            n_vocab=tokenizer.get_vocab_size(True),
-            specials=tokenizer.get_vocab(True),
-            hf_byte_level=tokenizer._prefix_space(),
+    if isinstance(tokenizer, WordPieceTokenizer):  # before Tokenizer: it is one
+        kind, core, prefix_space = "wordpiece", tokenizer._ready(), None
+    elif isinstance(tokenizer, Tokenizer):
+        kind, core, prefix_space = "byte-level BPE", tokenizer._ready(), tokenizer._prefix_space()
+    elif isinstance(tokenizer, HFTokenizer):
+        kind = f"tokenizers ({type(tokenizer.model).__name__})"
+        core, prefix_space = tokenizer._core(), None
+    else:
+        raise TypeError(
+            "tokenizer must be a subword tokenizer (subword.Encoding, subword.Tokenizer, "
+            f"subword.tokenizers.Tokenizer, subword.ClassicBPE), not {type(tokenizer).__name__}; "
+            "load one with subword.get_encoding(name) or Tokenizer.from_file(path)"
         )
-    if isinstance(tokenizer, HFTokenizer):
-        return dict(
-            core=tokenizer._core(),
-            name="tokenizer",
-            kind=f"tokenizers ({type(tokenizer.model).__name__})",
-            n_vocab=tokenizer.get_vocab_size(True),
-            specials=tokenizer.get_vocab(True),
-        )
-    raise TypeError(
-        "tokenizer must be a subword tokenizer (subword.Encoding, subword.Tokenizer, "
-        f"subword.tokenizers.Tokenizer), not {type(tokenizer).__name__}; load one with "
-        "subword.get_encoding(name) or Tokenizer.from_file(path)"
+    return _Target(
+        core,
+        kind,
+        tokenizer.get_vocab_size(True),
+        tokenizer.token_to_id,
+        _sha256(tokenizer.to_str()),
+        hf_byte_level=prefix_space,
     )
 
 
-def _fingerprint(tokenizer) -> str | None:
-    """The sha256 of the tokenizer's tokenizer.json, for the manifest; None for a named encoding
-    (its name says which it is)."""
-    from . import registry
-    from .encoding import Encoding
-
-    if isinstance(tokenizer, Encoding):
-        if registry.is_registered(tokenizer):
-            return None
-        try:
-            text = tokenizer.to_hf_json()
-        except ValueError:  # a pattern HF's format cannot state: no file to hash
-            return None
-    else:
-        text = tokenizer.to_str()
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _eot_id(append_eot, parts: dict) -> int | None:
+def _eot_id(append_eot, target: _Target) -> int | None:
     if append_eot is False or append_eot is None:
         return None
-    vocab = parts["specials"]
     if append_eot is True:
         for name in _EOT_NAMES:
-            if name in vocab:
-                return vocab[name]
+            found = target.token_id(name)
+            if found is not None:
+                return found
         raise ValueError(
             f"append_eot=True, but this tokenizer has none of the end-of-text tokens "
             f'{", ".join(_EOT_NAMES)}: pass append_eot="<token>" or a token id, or '
             "append_eot=False"
         )
     if isinstance(append_eot, str):
-        if append_eot not in vocab:
+        found = target.token_id(append_eot)
+        if found is None:
             raise KeyError(f"append_eot={append_eot!r} is not a token of this tokenizer")
-        return vocab[append_eot]
+        return found
     if isinstance(append_eot, int):
-        if not 0 <= append_eot < parts["n_vocab"]:
+        if not 0 <= append_eot < target.n_vocab:
             raise ValueError(
-                f"append_eot={append_eot} is not a token id (0 … {parts['n_vocab'] - 1})"
+                f"append_eot={append_eot} is not a token id (0 … {target.n_vocab - 1})"
             )
         return append_eot
     raise TypeError("append_eot must be True, False, a token (str) or a token id (int)")
@@ -187,7 +200,7 @@ def encode_files(
     size. A folder already holding shards is refused unless ``overwrite``.
     """
     paths = _paths(inputs)
-    parts = _tokenizer_parts(tokenizer)
+    target = _target(tokenizer)
     if errors not in ("strict", "replace"):
         raise ValueError(f"errors={errors!r}: expected 'strict' or 'replace'")
     if isinstance(shard_tokens, bool) or not isinstance(shard_tokens, int) or shard_tokens < 1:
@@ -201,27 +214,27 @@ def encode_files(
         separator=separator,
         field=field,
         errors=errors,
-        dtype=_dtype(dtype, parts["n_vocab"]),
+        dtype=_dtype(dtype, target.n_vocab),
         shard_tokens=shard_tokens,
-        eot=_eot_id(append_eot, parts),
+        eot=_eot_id(append_eot, target),
         num_threads=num_threads,
         show_progress=show_progress,
         overwrite=overwrite,
-        name=parts["name"],
-        kind=parts["kind"],
-        n_vocab=parts["n_vocab"],
-        tokenizer_sha256=_fingerprint(tokenizer),
+        name=target.name,
+        kind=target.kind,
+        n_vocab=target.n_vocab,
+        tokenizer_sha256=target.sha256,
         batch_bytes=None,
     )
     call = dict(
         allowed_special=allowed_special,
         add_special_tokens=add_special_tokens,
-        hf_byte_level=parts.get("hf_byte_level"),
+        hf_byte_level=target.hf_byte_level,
     )
     if format == "parquet":
-        _encode_parquet(paths, parts["core"], os.fspath(out_dir), args, call, field)
+        _encode_parquet(paths, target.core, os.fspath(out_dir), args, call, field)
     else:
-        _core.encode_files(parts["core"], paths, os.fspath(out_dir), args, call)
+        _core.encode_files(target.core, paths, os.fspath(out_dir), args, call)
     return read_manifest(out_dir)
 
 
@@ -231,7 +244,8 @@ PARQUET_BATCH_ROWS = 8192
 
 def _encode_parquet(paths, core, out_dir, args, call, field) -> None:
     """Parquet through pyarrow: each batch of the column goes to the core as Arrow buffers (no
-    Python str per document), encoded there with the GIL released."""
+    Python str per document), encoded there with the GIL released while the next batches are
+    read on another thread."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -240,12 +254,10 @@ def _encode_parquet(paths, core, out_dir, args, call, field) -> None:
             "format='parquet' reads files with pyarrow: pip install pyarrow"
         ) from None
     for p in paths:  # every input checked before any work
+        if not os.path.exists(p):
+            raise FileNotFoundError(f"{p}: No such file")
         if not os.path.isfile(p):
-            raise (
-                FileNotFoundError(f"{p}: No such file")
-                if not os.path.exists(p)
-                else (IsADirectoryError(f"{p}: is a directory: give the files in it"))
-            )
+            raise IsADirectoryError(f"{p}: is a directory: give the files in it")
     job = _core.ShardJob(core, paths, out_dir, args, call)
     try:
         for k, path in enumerate(paths):
@@ -258,32 +270,84 @@ def _encode_parquet(paths, core, out_dir, args, call, field) -> None:
                     f"{path}: no column {field!r} (columns: {', '.join(pf.schema_arrow.names)}); "
                     'pass field="..." naming the column that holds the text'
                 )
-            row = 0
-            for batch in pf.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=[field]):
-                col = batch.column(0)
-                if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
-                    raise ValueError(f"{path}: column {field!r} is {col.type}, not a string column")
-                if col.null_count:
-                    first = row + col.is_null().to_pylist().index(True)
-                    raise ValueError(
-                        f"{path}: row {first} of column {field!r} is null; drop or fill the nulls "
-                        "first (e.g. with pyarrow.compute.fill_null)"
-                    )
-                _, offsets, data = col.buffers()
-                job.add_arrow(
-                    k,
-                    offsets.to_pybytes(),
-                    b"" if data is None else data.to_pybytes(),
-                    col.offset,
-                    len(col),
-                    pa.types.is_large_string(col.type),
-                )
-                row += len(col)
+            with contextlib.closing(_read_ahead(_string_batches(pf, path, field))) as batches:
+                for arrays in batches:
+                    job.add_arrow(k, *arrays)
             job.end_input(k)
         job.finish()
     except BaseException:
         job.abandon()
         raise
+
+
+def _string_batches(pf, path, field):
+    """The column ``field`` of a parquet file, batch by batch, as ``ShardJob.add_arrow`` takes
+    it: (offsets, data, offset, length, large)."""
+    import pyarrow as pa
+
+    row = 0
+    for batch in pf.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=[field]):
+        col = batch.column(0)
+        large = pa.types.is_large_string(col.type)
+        if not (large or pa.types.is_string(col.type)):
+            raise ValueError(f"{path}: column {field!r} is {col.type}, not a string column")
+        if col.null_count:
+            first = row + col.is_null().to_pylist().index(True)
+            raise ValueError(
+                f"{path}: row {first} of column {field!r} is null; drop or fill the nulls "
+                "first (e.g. with pyarrow.compute.fill_null)"
+            )
+        _, offsets, data = col.buffers()
+        data = b"" if data is None else data.to_pybytes()
+        yield offsets.to_pybytes(), data, col.offset, len(col), large
+        row += len(col)
+
+
+#: Batches read ahead of the one being encoded (each about ``PARQUET_BATCH_ROWS`` rows).
+READ_AHEAD = 2
+
+
+def _read_ahead(items):
+    """``items``, produced on a thread ``READ_AHEAD`` ahead, so that reading the next parquet
+    batch (pyarrow decodes with the GIL released) overlaps encoding this one (the core encodes
+    with the GIL released too). The producer's error is raised here, in order; leaving early
+    stops the producer and waits for it, so no thread outlives the job."""
+    ahead: queue.Queue = queue.Queue(maxsize=READ_AHEAD)
+    stop = threading.Event()
+    end = object()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                ahead.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    def produce():
+        try:
+            for item in items:
+                if not put((item, None)):
+                    return
+        except BaseException as e:  # handed to the consumer, raised there
+            put((None, e))
+            return
+        put((end, None))
+
+    producer = threading.Thread(target=produce, name="subword-read-ahead", daemon=True)
+    producer.start()
+    try:
+        while True:
+            item, error = ahead.get()
+            if error is not None:
+                raise error
+            if item is end:
+                return
+            yield item
+    finally:
+        stop.set()
+        producer.join()
 
 
 def read_manifest(out_dir: str | os.PathLike) -> dict:

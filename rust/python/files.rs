@@ -3,7 +3,7 @@
 //! released, and its report comes back as plain Python values.
 
 use super::pipeline::PyPipeline;
-use super::{selection, to_py, PyCore, PyWordPiece, WordPieceShared};
+use super::{selection, to_py, PyClassic, PyCore, PyWordPiece, WordPieceShared};
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
 use crate::files::documents::Format;
@@ -47,6 +47,7 @@ enum DocEncoder {
         pipeline: Box<Pipeline>,
         add_special: bool,
     },
+    Classic(Arc<crate::classic::ClassicBpe>),
 }
 
 impl DocEncoder {
@@ -87,6 +88,9 @@ impl DocEncoder {
                 pipeline: Box::new(pipeline.clone()),
                 add_special,
             });
+        }
+        if let Ok(c) = core.downcast::<PyClassic>() {
+            return Ok(DocEncoder::Classic(c.get().inner.clone()));
         }
         Err(PyTypeError::new_err(format!(
             "encode_files: no tokenizer core in a {}",
@@ -146,6 +150,10 @@ impl DocEncoder {
             } => {
                 let e = pipeline.encode(text, None, *add_special)?;
                 out.extend(e.toks.iter().map(|t| t.id));
+                Ok(())
+            }
+            DocEncoder::Classic(model) => {
+                out.extend(model.encode(text)?);
                 Ok(())
             }
         }
