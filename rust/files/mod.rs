@@ -39,6 +39,11 @@ use std::time::Instant;
 /// batches in flight stay far below the memory of the input.
 pub const BATCH_BYTES: usize = 4 << 20;
 
+/// The job's first batch is this small, and each next one twice the last up to the batch size:
+/// the pool waits only for a first batch read, not a full one (on en_docs, 11 MB, one 4 MB
+/// batch took 8 ms of an 80 ms job to read before anything was encoded).
+const FIRST_BATCH_BYTES: usize = 256 << 10;
+
 pub const MANIFEST_FILE: &str = "manifest.json";
 
 /// What the manifest records about the tokenizer (the caller knows it; the encoder does not).
@@ -289,12 +294,14 @@ fn read_inputs(
     read: Arc<AtomicU64>,
     tx: mpsc::SyncSender<Result<Msg>>,
 ) {
+    let mut batch_bytes = opts.batch_bytes.min(FIRST_BATCH_BYTES);
     for (k, path) in inputs.iter().enumerate() {
         let sent = (|| -> Result<bool> {
             let mut input = Input::open(path, read.clone())?;
             let mut splitter = Splitter::new(path, &opts.format, opts.lossy);
             loop {
-                let docs = splitter.next_batch(input.reader(), opts.batch_bytes)?;
+                let docs = splitter.next_batch(input.reader(), batch_bytes)?;
+                batch_bytes = (2 * batch_bytes).min(opts.batch_bytes);
                 if docs.is_empty() {
                     break;
                 }
