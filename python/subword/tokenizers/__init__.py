@@ -4,18 +4,40 @@ Being built component by component (issue 11); what is here behaves as HF's does
 against HF's package in the tests: ``normalizers``, ``pre_tokenizers``, ``decoders``,
 ``models`` (BPE, WordLevel, WordPiece), ``processors`` (templates, Roberta, ByteLevel,
 Sequence), ``AddedToken``, ``Regex``, and ``Tokenizer`` composing them in the Rust pipeline
-(``rust/pipeline/``: added tokens, truncation, padding, tokenizer.json both ways). Not yet:
-``implementations``, ``Unigram``.
+(``rust/pipeline/``: added tokens, truncation, padding, tokenizer.json both ways), and
+``implementations`` (ByteLevelBPE, CharBPE, SentencePieceBPE, BertWordPiece). Not yet:
+``Unigram``.
 """
 
 from __future__ import annotations
 
-from . import decoders, models, normalizers, pre_tokenizers, processors, trainers
+from . import (
+    decoders,
+    implementations,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
 from ._added import AddedToken
 from ._tokenizer import Encoding, Tokenizer
+from .implementations import (
+    BertWordPieceTokenizer,
+    ByteLevelBPETokenizer,
+    CharBPETokenizer,
+    SentencePieceBPETokenizer,
+    SentencePieceUnigramTokenizer,
+)
 
 __all__ = [
     "AddedToken",
+    "BertWordPieceTokenizer",
+    "ByteLevelBPETokenizer",
+    "CharBPETokenizer",
+    "SentencePieceBPETokenizer",
+    "SentencePieceUnigramTokenizer",
+    "implementations",
     "Encoding",
     "Regex",
     "Tokenizer",
