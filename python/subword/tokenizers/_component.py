@@ -1,6 +1,6 @@
 """What every component of ``subword.tokenizers`` shares: a Rust core object built from the
 component's typed fields (``_fields``, the constructor's arguments) and rebuilt when one changes;
-pickling by those arguments; equality and ``repr`` by them; HF's ``__getstate__`` (the
+pickling by those arguments; equality by them; HF's ``repr`` and ``__getstate__`` (the
 tokenizer.json form, as bytes)."""
 
 from __future__ import annotations
@@ -36,8 +36,24 @@ class Component:
         return self._core_object().to_json_str().encode()
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
-        return f"{type(self).__name__}({args})"
+        return self._shown(short=False)
+
+    def __str__(self) -> str:
+        return self._shown(short=True)
+
+    def _shown(self, short: bool) -> str:
+        """HF's form (``_repr.py``), from the JSON; a component its core refuses to build yet
+        (a WordPiece whose vocabulary lacks its unknown token) shows its arguments instead."""
+        import json
+
+        from ._repr import render
+
+        try:
+            tree = json.loads(self._core_object().to_json_str())
+        except ValueError:
+            args = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+            return f"{type(self).__name__}({args})"
+        return render(tree, short=short)
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other._args() == self._args()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copyreg
+import json
 from typing import Any
 
 from .. import _core
@@ -507,6 +508,23 @@ class Tokenizer:
     def to_str(self, pretty: bool = False) -> str:
         """HF's tokenizer.json of this pipeline, written in Rust."""
         return self._core().to_str(bool(pretty))
+
+    def __repr__(self) -> str:
+        return self._shown(short=False)
+
+    def __str__(self) -> str:
+        return self._shown(short=True)
+
+    def _shown(self, short: bool) -> str:
+        """HF's form (``_repr.py``), from the tokenizer.json; a pipeline the core cannot build
+        yet shows its model."""
+        from ._repr import render
+
+        try:
+            tree = json.loads(self.to_str())
+        except ValueError:
+            return f"Tokenizer(model={self._model!r})"
+        return render(tree, name="Tokenizer", short=short)
 
     def save(self, path: str, pretty: bool = True) -> None:
         """Write the tokenizer.json to ``path`` (atomically)."""

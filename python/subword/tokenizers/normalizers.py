@@ -128,11 +128,6 @@ class Replace(Normalizer):
 
     __hash__ = None
 
-    def __repr__(self) -> str:
-        text, regex = self.__dict__["_pattern"]
-        shown = f"Regex({text!r})" if regex else repr(text)
-        return f"Replace(pattern={shown}, content={self.content!r})"
-
 
 class BertNormalizer(Normalizer):
     """BERT's clean-up: ``clean_text`` drops control characters and makes whitespace spaces;

@@ -161,12 +161,6 @@ class Split(PreTokenizer):
 
     __hash__ = None
 
-    def __repr__(self) -> str:
-        return (
-            f"Split(pattern={self.__dict__['_pattern']!r}, behavior={self.behavior!r}, "
-            f"invert={self.invert!r})"
-        )
-
 
 class ByteLevel(ByteLevelOptions, PreTokenizer):
     """GPT-2's bytes as printable characters; ``add_prefix_space`` puts a space first when the
