@@ -239,7 +239,7 @@ pub fn join(parts: Vec<Windows>) -> Windows {
     parts.fold(first, |all, w| all.merge(&w))
 }
 
-/// One item of HF's template syntax: `$A`, `$B`, `$` (A), `$A:1`, `$1` (A with type id 1), or a
+/// One item of HF's template syntax: `$A`, `$B` (or `$a`, `$b`), `$` (A), `$A:1`, `$1` (A with type id 1), or a
 /// special token's name with an optional `:type_id`.
 pub fn parse_piece(item: &str) -> Result<Piece> {
     let (name, type_id) = match item.rsplit_once(':') {
@@ -254,8 +254,9 @@ pub fn parse_piece(item: &str) -> Result<Piece> {
         _ => (item, 0),
     };
     Ok(match name.strip_prefix('$') {
-        Some("" | "A") => Piece::Sequence(false, type_id),
-        Some("B") => Piece::Sequence(true, type_id),
+        // HF reads `$a` and `$b` as `$A` and `$B`.
+        Some("" | "A" | "a") => Piece::Sequence(false, type_id),
+        Some("B" | "b") => Piece::Sequence(true, type_id),
         Some(digits) if digits.bytes().all(|b| b.is_ascii_digit()) && type_id == 0 => {
             let t = digits.parse::<u32>().map_err(|_| {
                 Error::invalid(format!("template item {item:?}: type id out of range"))
@@ -332,7 +333,11 @@ mod tests {
         assert_eq!(parse_piece("[SEP]:1").unwrap(), s("[SEP]", 1));
         assert_eq!(parse_piece("<s>").unwrap(), s("<s>", 0));
         assert_eq!(parse_piece("a:b:3").unwrap(), s("a:b", 3));
+        assert_eq!(parse_piece("$b:2").unwrap(), Piece::Sequence(true, 2));
         assert!(parse_piece("$C").is_err());
+        assert!(parse_piece("$$").is_err());
+        assert!(parse_piece("$A:").is_err());
+        assert!(parse_piece("$ab").is_err());
         assert!(parse_piece("[SEP]:x").is_err());
     }
 }

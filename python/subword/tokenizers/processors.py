@@ -90,6 +90,7 @@ class TemplateProcessing(PostProcessor):
         self.single = _items("single", "$0" if single is None else single)
         self.pair = _items("pair", "$A:0 $B:1" if pair is None else pair)
         self.special_tokens = [_special(t) for t in (special_tokens or [])]
+        self._core_object()  # a malformed template is refused here, as HF refuses it
 
     def _build(self) -> Any:
         return _core.CoreProcessor.template(self.single, self.pair, self.special_tokens)
