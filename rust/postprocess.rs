@@ -97,6 +97,20 @@ impl Encoding {
         }
     }
 
+    /// Mark every token as of input `sequence`, keeping its type id.
+    pub fn set_sequence(&mut self, sequence: u32) {
+        for t in &mut self.toks {
+            t.sequence = sequence;
+        }
+    }
+
+    /// Set the last token's type id.
+    pub fn set_type_id(&mut self, type_id: u32) {
+        if let Some(t) = self.toks.last_mut() {
+            t.type_id = type_id;
+        }
+    }
+
     pub fn push_added(&mut self, id: u32, type_id: u32) {
         self.toks.push(Token {
             id,

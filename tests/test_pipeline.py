@@ -387,6 +387,79 @@ def test_processor_errors_are_clear():
         ours.Tokenizer(M.WordLevel({"[UNK]": 0})).post_processor = N.NFC()
 
 
+TEMPLATE_ITEMS = ["$$", "$A:", "$C", "$1x", "$A:x", "$:1", "$0", "$1", "$", "$a"]
+TEMPLATE_ITEMS += ["$01", "$a:3", "$ab", "$:x", "x:", "$A:-1", "$A:99999999999", "[X]:1", "[Y]"]
+
+
+@pytest.mark.parametrize("item", TEMPLATE_ITEMS)
+def test_template_items_are_read_or_refused_as_hf_does(item):
+    """Refused when made, as HF refuses them (a malformed item, a special token not given)."""
+    specials = [("[X]", 5)]
+
+    def made(lib):
+        try:
+            return str(lib.processors.TemplateProcessing(single=item, special_tokens=specials))
+        except ValueError:
+            return "refused"
+
+    assert made(ours) == made(hf), item
+
+
+@pytest.mark.parametrize("item", ["$B", "$b", "$B:1"])
+def test_single_template_with_b_is_refused_where_hf_panics_later(item):
+    """HF makes it, then panics on the first encode (index out of bounds); subword refuses it
+    when made."""
+    with pytest.raises(ValueError, match=r"single template cannot use \$B"):
+        ours.processors.TemplateProcessing(single=item)
+
+
+def _post_process_pair(lib, settings):
+    tok = lib.Tokenizer(lib.models.BPE())
+    tok.add_tokens(["my", "name", "is", "john", "pair", "[CLS]", "[SEP]"])
+    tok.pre_tokenizer = lib.pre_tokenizers.Whitespace()
+    if "template" in settings:
+        tok.post_processor = lib.processors.TemplateProcessing(
+            single="[CLS] $A [SEP]",
+            pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", 5), ("[SEP]", 6)],
+        )
+    if "truncate" in settings:
+        tok.enable_truncation(3)
+    if "pad" in settings:
+        tok.enable_padding(length=9)
+    return tok
+
+
+@pytest.mark.parametrize(
+    "settings", ["", "truncate", "pad", "truncate pad", "template", "template truncate pad"]
+)
+@pytest.mark.parametrize("add_special_tokens", [True, False])
+def test_post_process_equals_hf(settings, add_special_tokens):
+    """HF's post_process on results made without specials, and on results already
+    post-processed (HF then adds its template again), alone and as pairs."""
+    mine, theirs = _post_process_pair(ours, settings), _post_process_pair(hf, settings)
+    for first, second in [("my name is john", "pair"), ("john", "my name")]:
+        for made_with in (False, True):
+            args = [
+                (t.encode(first, add_special_tokens=made_with), t.encode(second))
+                for t in (mine, theirs)
+            ]
+            for pair in (False, True):
+                got, want = (
+                    t.post_process(a, b if pair else None, add_special_tokens)
+                    for t, (a, b) in zip((mine, theirs), args)
+                )
+                case = (settings, first, made_with, pair)
+                assert got.ids == want.ids, case
+                assert got.tokens == want.tokens, case
+                assert got.type_ids == want.type_ids, case
+                assert got.offsets == want.offsets, case
+                assert got.attention_mask == want.attention_mask, case
+                assert got.special_tokens_mask == want.special_tokens_mask, case
+    with pytest.raises(TypeError, match="must be an Encoding"):
+        mine.post_process("my name")
+
+
 def test_word_level_model_api_equals_hf(tmp_path):
     vocab = {"[UNK]": 0, "hello": 1, "wörld": 2, "!": 3}
     mine, theirs = M.WordLevel(vocab, "[UNK]"), hf.models.WordLevel(vocab, "[UNK]")

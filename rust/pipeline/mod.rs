@@ -107,6 +107,24 @@ impl Pipeline {
             }
             None => None,
         };
+        self.post_process(a, b, strings, add_special_tokens)
+    }
+
+    /// What follows the model (HF's `post_process`): truncation (its windows kept as
+    /// overflowing), the post-processor and padding, on one sequence's tokens and an optional
+    /// pair's, which become sequences 0 and 1 (their type ids stay until a template sets
+    /// them); `strings` are the token strings their `text` fields point at.
+    pub fn post_process(
+        &self,
+        mut a: Encoding,
+        mut b: Option<Encoding>,
+        strings: Vec<String>,
+        add_special_tokens: bool,
+    ) -> Result<Encoded> {
+        a.set_sequence(0);
+        if let Some(b) = &mut b {
+            b.set_sequence(1);
+        }
         let mut parts = match &self.truncation {
             None => std::iter::once(a).chain(b).map(Windows::new).collect(),
             Some(t) => {

@@ -266,6 +266,58 @@ fn lists(p: &Pipeline, e: &Encoding, strings: &[String]) -> Lists {
     )
 }
 
+/// A result's columns as Python gives them back to `post_process`: ids, tokens, type ids,
+/// offsets, word ids (None for a token a post-processor added) and the attention mask (0 for
+/// padding).
+type Columns = (
+    Vec<u32>,
+    Vec<String>,
+    Vec<u32>,
+    Vec<(u32, u32)>,
+    Vec<Option<u32>>,
+    Vec<u8>,
+);
+
+/// The tokens of `columns`, each one's string kept in `strings` (padding keeps its mark, so
+/// it stays padding).
+fn encoding_of(
+    (ids, tokens, type_ids, offsets, words, attention): Columns,
+    strings: &mut Vec<String>,
+) -> PyResult<Encoding> {
+    let n = ids.len();
+    let lengths = [
+        tokens.len(),
+        type_ids.len(),
+        offsets.len(),
+        words.len(),
+        attention.len(),
+    ];
+    if lengths != [n; 5] {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "post_process: the encoding's ids, tokens, type_ids, offsets, word_ids and \
+             attention_mask differ in length",
+        ));
+    }
+    let mut e = Encoding::default();
+    let columns = ids
+        .into_iter()
+        .zip(tokens)
+        .zip(type_ids)
+        .zip(offsets)
+        .zip(words);
+    for (((((id, token), type_id), offsets), word), attends) in columns.zip(attention) {
+        e.push(id, offsets, word.unwrap_or(NO_WORD));
+        e.set_type_id(type_id);
+        if attends == 0 {
+            e.set_text(PAD_TEXT);
+        } else {
+            e.set_text(strings.len() as u32);
+            strings.push(token);
+        }
+    }
+    Ok(e)
+}
+
 fn tree(p: &Pipeline, e: &Encoded) -> Tree {
     fn walk(p: &Pipeline, w: &Windows, parent: i64, strings: &[String], out: &mut Tree) {
         let me = out.len() as i64;
@@ -492,6 +544,28 @@ impl PyPipeline {
                 pair.as_ref().map(PyInput::as_input),
                 add_special_tokens,
             )?;
+            Ok(tree(p, &e))
+        })
+        .map_err(to_py)
+    }
+
+    /// HF's `post_process` of results already made (their columns: ids, tokens, offsets,
+    /// word ids): truncation, the post-processor and padding, as `encode` applies them after
+    /// the model.
+    #[pyo3(signature = (encoding, pair=None, add_special_tokens=true))]
+    fn post_process(
+        &self,
+        py: Python<'_>,
+        encoding: Columns,
+        pair: Option<Columns>,
+        add_special_tokens: bool,
+    ) -> PyResult<Tree> {
+        let p = &self.inner;
+        let mut strings = Vec::new();
+        let a = encoding_of(encoding, &mut strings)?;
+        let b = pair.map(|c| encoding_of(c, &mut strings)).transpose()?;
+        py.allow_threads(|| {
+            let e = p.post_process(a, b, strings, add_special_tokens)?;
             Ok(tree(p, &e))
         })
         .map_err(to_py)

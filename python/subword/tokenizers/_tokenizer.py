@@ -399,6 +399,21 @@ class Tokenizer:
         lists = self._core().encode(a, b, bool(add_special_tokens))
         return self._result(lists, pair is not None)
 
+    def post_process(
+        self, encoding: Encoding, pair: Encoding | None = None, add_special_tokens: bool = True
+    ) -> Encoding:
+        """What ``encode`` does after the model, on results already made: truncation, the
+        post-processor and padding (HF's ``post_process``)."""
+
+        def columns(e, what):
+            if not isinstance(e, Encoding) and not hasattr(e, "word_ids"):
+                raise TypeError(f"post_process: {what} must be an Encoding, got {type(e).__name__}")
+            return (e.ids, e.tokens, e.type_ids, e.offsets, e.word_ids, e.attention_mask)
+
+        b = None if pair is None else columns(pair, "pair")
+        tree = self._core().post_process(columns(encoding, "encoding"), b, bool(add_special_tokens))
+        return self._result(tree, pair is not None)
+
     def encode_batch(
         self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> list[Encoding]:
