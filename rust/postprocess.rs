@@ -316,8 +316,10 @@ impl Template {
             .find(|(n, _)| n == name)
             .map(|(_, ids)| ids.as_slice())
             .ok_or_else(|| {
+                // HF's words first, so code matching HF's message still matches.
                 Error::invalid(format!(
-                    "template uses special token {name:?} but does not list its ids"
+                    "Missing SpecialToken(s) with id(s) `{name}`: the template uses special \
+                     token {name:?} but does not list its ids; add it to special_tokens"
                 ))
             })
     }

@@ -405,6 +405,17 @@ def test_template_items_are_read_or_refused_as_hf_does(item):
     assert made(ours) == made(hf), item
 
 
+def test_template_list_items_are_one_piece_each():
+    """HF's list form: each item is a piece, so a special token's name may hold spaces."""
+    args = dict(
+        single=["[ C L S ]", "$A", "Token with space:1"],
+        special_tokens=[("[ C L S ]", 0), ("Token with space", 1)],
+    )
+    made = [lib.processors.TemplateProcessing(**args) for lib in (ours, hf)]
+    assert str(made[0]) == str(made[1])
+    assert made[0].num_special_tokens_to_add(False) == made[1].num_special_tokens_to_add(False)
+
+
 @pytest.mark.parametrize("item", ["$B", "$b", "$B:1"])
 def test_single_template_with_b_is_refused_where_hf_panics_later(item):
     """HF makes it, then panics on the first encode (index out of bounds); subword refuses it

@@ -246,7 +246,8 @@ pub fn parse_piece(item: &str) -> Result<Piece> {
         Some((name, t)) if !name.is_empty() => {
             let type_id = t.parse::<u32>().map_err(|_| {
                 Error::invalid(format!(
-                    "template item {item:?}: the part after ':' must be a type id (e.g. $B:1)"
+                    "Cannot build Piece from string {item:?}: the part after ':' must be a \
+                     type id (e.g. $B:1)"
                 ))
             })?;
             (name, type_id)
@@ -259,20 +260,23 @@ pub fn parse_piece(item: &str) -> Result<Piece> {
         Some("B" | "b") => Piece::Sequence(true, type_id),
         Some(digits) if digits.bytes().all(|b| b.is_ascii_digit()) && type_id == 0 => {
             let t = digits.parse::<u32>().map_err(|_| {
-                Error::invalid(format!("template item {item:?}: type id out of range"))
+                Error::invalid(format!(
+                    "Cannot build Piece from string {item:?}: type id out of range"
+                ))
             })?;
             Piece::Sequence(false, t)
         }
         Some(_) => {
             return Err(Error::invalid(format!(
-                "template item {item:?}: a sequence is $A or $B (with an optional :type_id)"
+                "Cannot build Piece from string {item:?}: a sequence is $A or $B (with an \
+                 optional :type_id)"
             )))
         }
         None => Piece::Special(name.to_string(), type_id),
     })
 }
 
-/// A template from HF's strings (items separated by whitespace) and the special tokens: name,
+/// A template from HF's items (one piece each) and the special tokens: name,
 /// ids and the token strings results show for them (empty: the name for each id).
 pub fn template(
     single: &[String],
@@ -288,13 +292,10 @@ pub fn template(
             )));
         }
     }
-    let parse = |items: &[String]| -> Result<Vec<Piece>> {
-        items
-            .iter()
-            .flat_map(|s| s.split_whitespace())
-            .map(parse_piece)
-            .collect()
-    };
+    // Each item is one piece (HF's list form, where a special token's name may hold spaces);
+    // a template string is split on whitespace by the caller.
+    let parse =
+        |items: &[String]| -> Result<Vec<Piece>> { items.iter().map(|s| parse_piece(s)).collect() };
     let t = Template {
         single: parse(single)?,
         pair: parse(pair)?,

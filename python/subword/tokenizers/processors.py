@@ -51,8 +51,10 @@ class BertProcessing(PostProcessor):
 
 
 def _items(what: str, template: Any) -> list[str]:
+    """A template's pieces: a string split on whitespace, or HF's list form, one piece per item
+    (so a special token's name may hold spaces)."""
     if isinstance(template, str):
-        return [template]
+        return template.split()
     if isinstance(template, (list, tuple)) and all(isinstance(t, str) for t in template):
         return list(template)
     raise TypeError(f"{what}: expected a template string or a list of strings, got {template!r}")
