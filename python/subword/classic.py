@@ -141,9 +141,13 @@ class ClassicBPE:
         merges = [tuple(m) for m in doc["merges"]]
         return cls(_core.ClassicCore(doc["tokens"], merges, doc["suffix"], doc["unk_token"]))
 
+    def to_str(self) -> str:
+        """The model as the JSON ``save`` writes (tokens in id order, merges in order)."""
+        return json.dumps(self._doc(), ensure_ascii=False)
+
     def save(self, path: str) -> None:
-        """Write the model as JSON (tokens in id order, merges in order), atomically."""
-        _files.write_atomic(path, json.dumps(self._doc(), ensure_ascii=False))
+        """Write the model as JSON (``to_str``), atomically."""
+        _files.write_atomic(path, self.to_str())
 
     @classmethod
     def load(cls, path: str) -> ClassicBPE:

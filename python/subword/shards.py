@@ -91,13 +91,12 @@ def _target(tokenizer) -> _Target:
             name=tokenizer.name,
         )
     if isinstance(tokenizer, ClassicBPE):
-        tokens = tokenizer._core.tokens()
         return _Target(
             tokenizer._core,
             "classic BPE",
-            len(tokens),
-            {t: i for i, t in enumerate(tokens)}.get,
-            _sha256(json.dumps(tokenizer._doc(), ensure_ascii=False)),
+            tokenizer.vocab_size,
+            tokenizer.vocab.get,
+            _sha256(tokenizer.to_str()),
         )
     if isinstance(tokenizer, WordPieceTokenizer):  # before Tokenizer: it is one
         kind, core, prefix_space = "wordpiece", tokenizer._ready(), None
