@@ -2,8 +2,12 @@
 //! per-document encode function, Python arguments become [`Options`], the job runs with the GIL
 //! released, and its report comes back as plain Python values.
 
+use super::args::selection;
+use super::classic::PyClassic;
+use super::core_bpe::PyCore;
 use super::pipeline::PyPipeline;
-use super::{selection, to_py, PyClassic, PyCore, PyWordPiece, WordPieceShared};
+use super::to_py;
+use super::wordpiece::{PyWordPiece, WordPieceShared};
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
 use crate::files::documents::Format;
