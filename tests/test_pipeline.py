@@ -603,3 +603,20 @@ def test_bad_arguments_are_clear_errors():
         M.WordLevel({"a": "0"}).tokenize("a")
     with pytest.raises(TypeError, match="from_file"):
         M.WordLevel("vocab.json")
+
+
+def test_lone_surrogate_is_a_value_error_naming_the_fix():
+    """A str UTF-8 cannot hold is refused with a ValueError (HF: an opaque TypeError) that says
+    how to clean the text, in encode, pairs, pre-tokenized words and batches."""
+    from subword.tokenizers import Tokenizer, models
+
+    tok = Tokenizer(models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"))
+    for call in (
+        lambda: tok.encode("a\ud800"),
+        lambda: tok.encode("a", "\udfff"),
+        lambda: tok.encode(["a", "\ud800"], is_pretokenized=True),
+        lambda: tok.encode_batch(["a", "b\ud800"]),
+    ):
+        with pytest.raises(ValueError, match="lone surrogate.*replace"):
+            call()
+    assert tok.encode("a").ids == [0]

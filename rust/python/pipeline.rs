@@ -12,7 +12,9 @@ use crate::models::{word_piece, Bpe, BpeOptions, Model, WordLevel};
 use crate::pipeline::{DecodeStream, Encoded, Input, Pipeline, PAD_TEXT};
 use crate::postprocess::{Encoding, Padding, Truncation, TruncationStrategy, Windows, NO_WORD};
 use crate::processors::{self, Processor, Template};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -423,10 +425,45 @@ fn tuple_of((id, t): &(u32, AddedToken)) -> AddedTuple {
 }
 
 /// A sequence as Python gives it: a text, or words already cut (`is_pretokenized`).
-#[derive(FromPyObject)]
 pub enum PyInput {
     Text(String),
     Words(Vec<String>),
+}
+
+impl<'py> FromPyObject<'py> for PyInput {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(text) = ob.downcast::<PyString>() {
+            return utf8(text).map(PyInput::Text);
+        }
+        let words: Vec<Bound<'py, PyString>> = ob.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "a sequence is a str, or with is_pretokenized=True a list of str, not {}",
+                ob.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ))
+        })?;
+        words
+            .iter()
+            .map(utf8)
+            .collect::<PyResult<_>>()
+            .map(PyInput::Words)
+    }
+}
+
+/// A str as UTF-8; one holding a lone surrogate (which UTF-8 cannot encode) is a ValueError
+/// (Python's UnicodeEncodeError, kept as the cause) saying how to clean the text.
+fn utf8(text: &Bound<'_, PyString>) -> PyResult<String> {
+    text.to_str().map(str::to_owned).map_err(|e| {
+        let err = PyValueError::new_err(format!(
+            "the text holds a lone surrogate, which UTF-8 cannot encode ({}): clean it first, \
+             e.g. text.encode('utf-8', 'replace').decode('utf-8')",
+            e.value(text.py())
+        ));
+        err.set_cause(text.py(), Some(e));
+        err
+    })
 }
 
 impl PyInput {

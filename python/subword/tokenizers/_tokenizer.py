@@ -98,7 +98,9 @@ class Encoding:
         return f"Encoding(num_tokens={len(self)}, ids={head}{'…' if len(self) > 8 else ''})"
 
     def word_to_tokens(self, word_index: int, sequence_index: int = 0):
-        """The (start, end) token range of a word, None if no token has it."""
+        """The (start, end) token range of a word, None if no token has it. A single sequence
+        answers for any ``sequence_index``, as HF's."""
+        sequence_index = sequence_index if self._pair else 0
         at = [
             k
             for k, (w, s) in enumerate(zip(self.word_ids, self.sequence_ids))
@@ -107,15 +109,21 @@ class Encoding:
         return (at[0], at[-1] + 1) if at else None
 
     def token_to_word(self, token_index: int) -> int | None:
-        return self.word_ids[token_index]
+        """The word of a token; None for a token no word made, or past the end (as HF)."""
+        return self.word_ids[token_index] if 0 <= token_index < len(self.ids) else None
 
-    def token_to_chars(self, token_index: int) -> tuple[int, int]:
+    def token_to_chars(self, token_index: int) -> tuple[int, int] | None:
+        """A token's character range in its sequence; None for a token of no sequence (a
+        post-processor's special, padding) and past the end, as HF."""
+        if self.token_to_sequence(token_index) is None:
+            return None
         return self.offsets[token_index]
 
     def token_to_sequence(self, token_index: int) -> int | None:
-        return self.sequence_ids[token_index]
+        return self.sequence_ids[token_index] if 0 <= token_index < len(self.ids) else None
 
     def char_to_token(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        sequence_index = sequence_index if self._pair else 0  # as HF: one sequence is every index
         for k, ((s, e), seq) in enumerate(zip(self.offsets, self.sequence_ids)):
             if seq == sequence_index and s <= char_pos < e:
                 return k
