@@ -8,6 +8,14 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
+/// The name of `ob`'s type, for error messages ("" if even that fails).
+pub(super) fn type_name(ob: &Bound<'_, PyAny>) -> String {
+    ob.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default()
+}
+
 /// `"all"` or any iterable of str.
 pub(super) fn selection(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Selection> {
     if let Ok(s) = obj.downcast::<PyString>() {
@@ -28,10 +36,7 @@ pub(super) fn selection(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Selectio
         v.push(item.extract::<String>().map_err(|_| {
             PyTypeError::new_err(format!(
                 "{what} must contain only strings, got {}",
-                item.get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
+                type_name(&item)
             ))
         })?);
     }
@@ -62,11 +67,7 @@ pub(super) fn texts<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyS
             item.downcast_into::<PyString>().map_err(|e| {
                 PyTypeError::new_err(format!(
                     "expected a list of strings, found {}",
-                    e.into_inner()
-                        .get_type()
-                        .name()
-                        .map(|n| n.to_string())
-                        .unwrap_or_default()
+                    type_name(&e.into_inner())
                 ))
             })
         })

@@ -1,7 +1,7 @@
 //! The rank-based byte-level BPE encoder (`subword.Encoding`'s core) and its streaming state:
 //! texts in, ids as ready-made Python ints out, the GIL released while encoding.
 
-use super::args::{borrow_all, selections, texts, Threads};
+use super::args::{borrow_all, selections, texts, type_name, Threads};
 use super::{id_lists, to_py};
 use crate::encode::{par_map, Encoder, FlatBatch, Stream};
 use crate::formats::{byte_unicode, gpt2, hf_json, tekken, tiktoken};
@@ -199,10 +199,7 @@ impl PyCore {
             let bytes = k.downcast::<PyBytes>().map_err(|_| {
                 PyTypeError::new_err(format!(
                     "mergeable_ranks keys must be bytes, got {}",
-                    k.get_type()
-                        .name()
-                        .map(|n| n.to_string())
-                        .unwrap_or_default()
+                    type_name(&k)
                 ))
             })?;
             let rank: Rank = v.extract().map_err(|_| {

@@ -3,6 +3,7 @@
 //! Python classes `subword.tokenizers.models.WordLevel` and `subword.tokenizers.Tokenizer` wrap
 //! them.
 
+use super::args::type_name;
 use super::decoders::PyDecoder;
 use super::normalizers::PyNormalizer;
 use super::pre_tokenizers::PyPreTokenizer;
@@ -438,10 +439,7 @@ impl<'py> FromPyObject<'py> for PyInput {
         let words: Vec<Bound<'py, PyString>> = ob.extract().map_err(|_| {
             PyTypeError::new_err(format!(
                 "a sequence is a str, or with is_pretokenized=True a list of str, not {}",
-                ob.get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
+                type_name(ob)
             ))
         })?;
         words
