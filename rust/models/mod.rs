@@ -34,7 +34,7 @@ fn vocab_field(f: &Fields) -> Result<FxHashMap<String, u32>> {
             .map(|(token, id)| match id.as_u64() {
                 Some(id) if id <= u32::MAX as u64 => Ok((token.clone(), id as u32)),
                 _ => Err(Error::invalid(format!(
-                    "{at}.{token}: an id must be a non-negative integer, got {id}"
+                    "{at}.{token}: an id must be an integer in 0..=4294967295 (a u32), got {id}"
                 ))),
             })
             .collect(),

@@ -486,6 +486,13 @@ impl PyPipeline {
 
 #[pymethods]
 impl PyPipeline {
+    /// The padding settings checked as the constructor checks them, so that
+    /// `enable_padding` refuses a bad one when it is set rather than at the next encode.
+    #[staticmethod]
+    fn check_padding(padding: PaddingArgs) -> PyResult<()> {
+        padding_of(padding).map(|_| ())
+    }
+
     #[new]
     #[pyo3(signature = (model, normalizer=None, pre_tokenizer=None, post_processor=None, decoder=None, added_tokens=Vec::new(), truncation=None, padding=None))]
     #[allow(clippy::too_many_arguments)]
@@ -641,9 +648,19 @@ impl PyPipeline {
         py.allow_threads(run).map_err(to_py)
     }
 
-    #[pyo3(signature = (ids, skip_special_tokens=true))]
-    fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> String {
-        py.allow_threads(|| self.inner.decode(&ids, skip_special_tokens))
+    #[pyo3(signature = (ids, skip_special_tokens=true, skip_unknown_ids=true))]
+    fn decode(
+        &self,
+        py: Python<'_>,
+        ids: Vec<u32>,
+        skip_special_tokens: bool,
+        skip_unknown_ids: bool,
+    ) -> PyResult<String> {
+        py.allow_threads(|| {
+            self.inner
+                .decode(&ids, skip_special_tokens, skip_unknown_ids)
+        })
+        .map_err(to_py)
     }
 
     fn token_to_id(&self, token: &str) -> Option<u32> {

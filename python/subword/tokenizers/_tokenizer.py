@@ -12,7 +12,7 @@ import copyreg
 import json
 from typing import Any
 
-from .. import _core
+from .. import _checks, _core
 from ._added import AddedToken, as_added
 from .decoders import Decoder
 from .models import Model
@@ -304,7 +304,9 @@ class Tokenizer:
                 raise ValueError(f"{name} must be an int >= 0 or None, got {v!r}")
         if not isinstance(pad_token, str):
             raise TypeError(f"pad_token must be a str, got {type(pad_token).__name__}")
-        self._padding = (length, pad_to_multiple_of, direction, pad_id, pad_type_id, pad_token)
+        padding = (length, pad_to_multiple_of, direction, pad_id, pad_type_id, pad_token)
+        _core.CorePipeline.check_padding(padding)
+        self._padding = padding
 
     def no_padding(self) -> None:
         self._padding = None
@@ -318,8 +320,11 @@ class Tokenizer:
         return dict(zip(keys, p))
 
     def _add(self, tokens, special: bool) -> int:
-        if isinstance(tokens, (str, AddedToken)):
+        if isinstance(tokens, AddedToken):
             raise TypeError("add_tokens takes a list of tokens; wrap one token in a list")
+        tokens = list(tokens) if not isinstance(tokens, (str, bytes)) else tokens
+        # Refused, where HF skips it: an empty token, which could never match.
+        _checks.special_tokens(tokens, "tokens")
         new = [as_added(t, special)._tuple(0) for t in tokens]
         self._added, n = _core.CorePipeline.assign_added_ids(
             self._model._core_object(), self._added, new
