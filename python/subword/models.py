@@ -4,7 +4,6 @@ model) and WordPiece (the pipeline's, ``subword.tokenizers.models.WordPiece``)."
 from __future__ import annotations
 
 import json
-import os
 
 from ._value import ByValue
 from .tokenizers.models import WordPiece

@@ -124,7 +124,9 @@ class WordPieceTokenizer(PipelineTokenizer, Tokenizer):
 
     @classmethod
     def from_encoding(cls, enc, add_prefix_space: bool = False):
-        raise ValueError("from_encoding makes a byte-level BPE: call subword.Tokenizer.from_encoding")
+        raise ValueError(
+            "from_encoding makes a byte-level BPE: call subword.Tokenizer.from_encoding"
+        )
 
     # ----- pickling and equality -----
 

@@ -9,9 +9,7 @@ use super::Pipeline;
 use crate::added_tokens::AddedToken;
 use crate::decoders::Decoder;
 use crate::error::{Error, Result};
-use crate::formats::hf_wordpiece::{
-    parse_padding, parse_truncation, render_padding, render_truncation,
-};
+use crate::formats::hf_post::{parse_padding, parse_truncation, render_padding, render_truncation};
 use crate::models::Model;
 use crate::normalizers::Normalizer;
 use crate::pre_tokenizers::PreTokenizer;

@@ -338,6 +338,58 @@ impl Pipeline {
         Ok(())
     }
 
+    /// Whether cutting a text at the training reader's safe points (`pretokenize::safe_cut`:
+    /// after `X\n`, `X` an ASCII graphic char, before an ASCII letter) leaves every word of
+    /// [`Self::for_each_word`] as it is, so that a long text is counted in parallel parts.
+    ///
+    /// True when the pre-tokenizer first drops whitespace (no word then spans the `\n`) and
+    /// what follows it sees one word at a time; the normalizer works char by char, blind to
+    /// where the text starts and ends (`\n` and an ASCII letter are starters that compose with
+    /// nothing, so even the Unicode forms keep the cut); and no added token holds whitespace
+    /// (one could span the cut). Anything else (Prepend, Strip, Replace, Metaspace, ByteLevel
+    /// first …) is counted whole: the rule is conservative, never clever.
+    pub fn has_safe_cuts(&self) -> bool {
+        fn local(n: &Normalizer) -> bool {
+            match n {
+                Normalizer::Unicode(_)
+                | Normalizer::Lowercase
+                | Normalizer::StripAccents
+                | Normalizer::Bert { .. } => true,
+                Normalizer::Sequence(all) => all.iter().all(local),
+                Normalizer::Strip { .. } | Normalizer::Prepend(_) | Normalizer::Replace(_) => false,
+            }
+        }
+        fn drops_whitespace(p: &PreTokenizer) -> bool {
+            matches!(
+                p,
+                PreTokenizer::Bert | PreTokenizer::Whitespace | PreTokenizer::WhitespaceSplit
+            )
+        }
+        // After a whitespace cut each stage splits words on its own; Metaspace's
+        // prepend_scheme "first" looks at where a word is in the text, so it is left out.
+        fn per_word(p: &PreTokenizer) -> bool {
+            match p {
+                PreTokenizer::Metaspace { .. } => false,
+                PreTokenizer::Sequence(all) => all.iter().all(per_word),
+                _ => true,
+            }
+        }
+        let cut_first = match &self.pre_tokenizer {
+            Some(PreTokenizer::Sequence(all)) => all
+                .split_first()
+                .is_some_and(|(first, rest)| drops_whitespace(first) && rest.iter().all(per_word)),
+            Some(p) => drops_whitespace(p),
+            None => false,
+        };
+        cut_first
+            && self.normalizer.as_ref().is_none_or(local)
+            && self
+                .added
+                .tokens()
+                .iter()
+                .all(|(_, t)| !t.content.contains(char::is_whitespace))
+    }
+
     /// Call `f(word, start)` for each pre-token of `text` that the model would see, with the
     /// byte offset in `text` where its original text starts (ascending): what HF's trainers
     /// count. Added tokens are cut out first and never counted.

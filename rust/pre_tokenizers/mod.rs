@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
 use crate::normalizers::Normalized;
 use serde_json::{json, Value};
-use split::{apply, chars_matching, regex_matches, shift};
+use split::{apply, chars_matching, regex_matches};
 use std::sync::LazyLock;
 
 #[derive(Clone, Debug)]
@@ -50,10 +50,7 @@ pub enum PreTokenizer {
     Sequence(Vec<PreTokenizer>),
 }
 
-fn is_punctuation(c: char) -> bool {
-    use unicode_categories::UnicodeCategories;
-    c.is_ascii_punctuation() || c.is_punctuation()
-}
+use crate::bert::split::is_punctuation;
 
 static WORDS: LazyLock<fancy_regex::Regex> =
     LazyLock::new(|| fancy_regex::Regex::new(r"\w+|[^\w\s]+").expect("a valid regex"));
@@ -134,15 +131,10 @@ impl PreTokenizer {
                 apply(chars_matching(part, |c| c == *d), Behavior::Removed)
             }
             PreTokenizer::Bert => {
-                let words = apply(chars_matching(part, char::is_whitespace), Behavior::Removed);
+                // The byte-class scanner of `crate::bert` (whitespace dropped, each
+                // punctuation char isolated), a few times faster than the two general passes.
                 let mut out = Vec::new();
-                for (s, e) in words {
-                    let cut = apply(
-                        chars_matching(&part[s..e], is_punctuation),
-                        Behavior::Isolated,
-                    );
-                    out.extend(shift(cut, s));
-                }
+                crate::bert::for_each_word(part, |s, e| out.push((s, e)));
                 out
             }
             PreTokenizer::FixedLength(n) => {

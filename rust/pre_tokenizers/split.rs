@@ -192,6 +192,6 @@ impl Split {
     }
 }
 
-pub fn shift(ranges: Vec<(usize, usize)>, by: usize) -> Vec<(usize, usize)> {
+fn shift(ranges: Vec<(usize, usize)>, by: usize) -> Vec<(usize, usize)> {
     ranges.into_iter().map(|(s, e)| (s + by, e + by)).collect()
 }

@@ -12,7 +12,7 @@
 mod byte_level;
 
 use crate::error::{Error, Result};
-use crate::formats::hf_wordpiece::{parse_post, render_post};
+use crate::formats::hf_post::{parse_post, render_post};
 use crate::formats::json_fields::Fields;
 pub use crate::postprocess::{Piece, Template};
 use crate::postprocess::{Token, Windows};

@@ -113,3 +113,74 @@ fn classic_textbook_example() {
         "lowest newer"
     );
 }
+
+/// A pipeline from its tokenizer.json stages (a WordLevel stand-in model, as training uses).
+fn counting_pipeline(normalizer: &str, pre_tokenizer: &str) -> crate::pipeline::Pipeline {
+    let doc = format!(
+        r#"{{"normalizer": {normalizer}, "pre_tokenizer": {pre_tokenizer},
+            "model": {{"type": "WordLevel", "vocab": {{"<unk>": 0}}, "unk_token": "<unk>"}}}}"#
+    );
+    crate::pipeline::Pipeline::from_json_str(&doc, "test").unwrap()
+}
+
+/// Lines of words with accents, CJK, punctuation and line ends of every kind, long enough
+/// (> 1 MB) that a file is counted in several parts cut at safe points.
+fn mixed_text() -> String {
+    let words = [
+        "Héllo", "WORLD", "naïve", "日本語", "x,y", "don't", "a\u{301}b", "…", "ok.", "Ωmega",
+    ];
+    let mut text = String::new();
+    let mut k = 0usize;
+    while text.len() < (3 << 20) / 2 {
+        for j in 0..(k % 7 + 1) {
+            text.push_str(words[(k * 7 + j * 3) % words.len()]);
+            text.push(if j % 3 == 2 { '\t' } else { ' ' });
+        }
+        text.push_str(["\n", ".\n", "!\n\n", "\r\n"][k % 4]);
+        k += 1;
+    }
+    text
+}
+
+/// `Pipeline::has_safe_cuts` is the licence to count a long text in parallel parts: where it
+/// says yes, the parts' counts must be the whole text's, word for word and count for count.
+#[test]
+fn safe_cut_pipelines_count_in_parts_as_whole() {
+    let text = mixed_text();
+    let bert = r#"{"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true,
+                   "strip_accents": null, "lowercase": true}"#;
+    let cases = [
+        (bert, r#"{"type": "BertPreTokenizer"}"#, true),
+        (r#"{"type": "NFKC"}"#, r#"{"type": "Whitespace"}"#, true),
+        (
+            r#"{"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "Lowercase"}]}"#,
+            r#"{"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"},
+                {"type": "Punctuation", "behavior": "Isolated"}, {"type": "Digits"}]}"#,
+            true,
+        ),
+        ("null", r#"{"type": "Punctuation", "behavior": "Isolated"}"#, false),
+        (r#"{"type": "Prepend", "prepend": "_"}"#, r#"{"type": "WhitespaceSplit"}"#, false),
+    ];
+    let dir = std::env::temp_dir().join(format!("subword-safe-cuts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mixed.txt");
+    std::fs::write(&path, &text).unwrap();
+    for (normalizer, pre_tokenizer, safe) in cases {
+        let pipeline = counting_pipeline(normalizer, pre_tokenizer);
+        assert_eq!(pipeline.has_safe_cuts(), safe, "{normalizer} {pre_tokenizer}");
+        let mut whole: std::collections::HashMap<String, u64> = Default::default();
+        pipeline
+            .for_each_word(&text, |w, _| *whole.entry(w.to_string()).or_default() += 1)
+            .unwrap();
+        let splitter = Splitter::Pipeline(Box::new(pipeline));
+        let mut counter = PreTokenCounter::with_splitter(splitter, &[]).unwrap();
+        feed_file(&mut counter, &path, false, 2).unwrap();
+        let parts: std::collections::HashMap<String, u64> = counter
+            .into_counts()
+            .into_iter()
+            .map(|(w, (n, _))| (String::from_utf8(w.into_vec()).unwrap(), n))
+            .collect();
+        assert_eq!(parts, whole, "{normalizer} {pre_tokenizer}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
