@@ -185,6 +185,88 @@ impl Windows {
     }
 }
 
+/// Many encodings in one set of columns: a batch costs a few allocations, not a few per text.
+/// Each item is a main encoding in one slot; slots may have overflowing windows (child slots).
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub cols: Encoding,
+    /// Slot s is `bounds[s]..bounds[s + 1]`.
+    pub bounds: Vec<usize>,
+    /// Main slot of each item.
+    pub items: Vec<u32>,
+    /// Slots with overflowing windows: slot -> its window slots (absent: none).
+    pub children: rustc_hash::FxHashMap<u32, Vec<u32>>,
+}
+
+impl Batch {
+    pub fn with_capacity(tokens: usize, items: usize) -> Batch {
+        let mut bounds = Vec::with_capacity(items + 1);
+        bounds.push(0);
+        Batch {
+            cols: Encoding {
+                toks: Vec::with_capacity(tokens),
+            },
+            bounds,
+            items: Vec::with_capacity(items),
+            children: Default::default(),
+        }
+    }
+
+    fn push_slot(&mut self, e: &Encoding) -> u32 {
+        if self.bounds.is_empty() {
+            self.bounds.push(0);
+        }
+        self.cols.extend_from(e, None, None);
+        self.bounds.push(self.cols.len());
+        (self.bounds.len() - 2) as u32
+    }
+
+    /// Add an item without overflowing windows.
+    pub fn push(&mut self, main: &Encoding) {
+        let slot = self.push_slot(main);
+        self.items.push(slot);
+    }
+
+    /// Add an item with its windows.
+    pub fn push_windows(&mut self, w: &Windows) {
+        let slot = self.push_tree(w);
+        self.items.push(slot);
+    }
+
+    fn push_tree(&mut self, w: &Windows) -> u32 {
+        let slot = self.push_slot(&w.enc);
+        if !w.overflow.is_empty() {
+            let kids = w.overflow.iter().map(|o| self.push_tree(o)).collect();
+            self.children.insert(slot, kids);
+        }
+        slot
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Token range of slot `s`.
+    pub fn slot(&self, s: usize) -> Range<usize> {
+        self.bounds[s]..self.bounds[s + 1]
+    }
+
+    /// Main slot of item `i`.
+    pub fn item(&self, i: usize) -> usize {
+        self.items[i] as usize
+    }
+
+    /// The window slots of slot `s`.
+    pub fn overflow(&self, s: usize) -> &[u32] {
+        self.children.get(&(s as u32)).map_or(&[], |v| v.as_slice())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Piece {
     /// A special token (its ids) with a type id.

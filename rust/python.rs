@@ -11,6 +11,7 @@ mod pipeline;
 mod pre_tokenizers;
 mod trainer;
 mod values;
+mod wordpiece;
 
 use crate::error::Error;
 use crate::formats::tiktoken;
@@ -28,6 +29,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 use std::collections::HashMap;
 use trainer::{PyMerges, PyTrainer};
+use wordpiece::{PyEncoded, PyWordPiece};
 
 fn to_py(err: Error) -> PyErr {
     Python::with_gil(|py| match err {
@@ -144,6 +146,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_tiktoken_ranks, m)?)?;
     m.add_function(wrap_pyfunction!(render_tiktoken_ranks, m)?)?;
     m.add_class::<PyTrainer>()?;
+    m.add_class::<PyWordPiece>()?;
+    m.add_class::<PyEncoded>()?;
     m.add_class::<PyClassic>()?;
     m.add_class::<PyMerges>()?;
     m.add("GPT2_PATTERN", crate::pretokenize::GPT2_PATTERN)?;

@@ -170,6 +170,25 @@ def test_absurd_padding_length_is_refused_when_set(length):
     assert "limit" in r.stdout and "16777216" in r.stdout
 
 
+@pytest.mark.parametrize("field", ["length", "pad_to_multiple_of"])
+def test_absurd_padding_is_refused_when_set_in_the_drop_in(field):
+    import subword.tokenizers as hf
+
+    tok = hf.Tokenizer(hf.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    with pytest.raises(ValueError, match="limit of 16777216"):
+        tok.enable_padding(**{field: 2**24 + 1})
+    assert tok.padding is None  # a refused setting changes nothing
+    tok.enable_padding(length=2**24)  # the limit itself is allowed
+
+
+def test_out_of_range_id_in_a_pipeline_file_names_u32():
+    import subword.tokenizers as hf
+
+    doc = {"model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 2**32}, "unk_token": "[UNK]"}}
+    with pytest.raises(ValueError, match=r"model\.vocab\.a: .*u32.*4294967296"):
+        hf.Tokenizer.from_str(json.dumps(doc))
+
+
 def test_absurd_padding_in_a_file_is_refused(tmp_path):
     tok = wordpiece_tokenizer()
     tok.enable_padding(length=8)

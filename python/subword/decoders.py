@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ._value import ByValue
-from .tokenizers.decoders import WordPiece
 
 __all__ = ["ByteLevel", "WordPiece"]
 
@@ -17,3 +16,15 @@ class ByteLevel(ByValue):
         self.add_prefix_space = add_prefix_space
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
+
+
+class WordPiece(ByValue):
+    """Joins WordPiece tokens: ``prefix`` glues a piece to the one before, other tokens get a
+    space; ``cleanup`` undoes BERT's spaces before punctuation and contractions."""
+
+    def __init__(self, prefix: str = "##", cleanup: bool = True):
+        self.prefix = prefix
+        self.cleanup = bool(cleanup)
+
+    def _json(self) -> dict:
+        return {"type": "WordPiece", "prefix": self.prefix, "cleanup": self.cleanup}

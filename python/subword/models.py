@@ -1,12 +1,12 @@
-"""``subword.models``: HF ``tokenizers.models`` names: byte-level BPE (the rank encoder's
-model) and WordPiece (the pipeline's, ``subword.tokenizers.models.WordPiece``)."""
+"""``subword.models``: HF ``tokenizers.models`` names: byte-level BPE and WordPiece."""
 
 from __future__ import annotations
 
 import json
+import os
 
+from . import _core
 from ._value import ByValue
-from .tokenizers.models import WordPiece
 
 __all__ = ["BPE", "WordPiece"]
 
@@ -71,4 +71,59 @@ class BPE(ByValue):
             "ignore_merges": self.ignore_merges,
             "vocab": self.vocab,
             "merges": self.merges,
+        }
+
+
+class WordPiece(ByValue):
+    """A WordPiece model, as ``tokenizers.models.WordPiece``: greedy longest-match encoding.
+
+    ``WordPiece()`` is empty (train it); ``WordPiece(vocab)`` takes a token -> id dict with ids
+    0..n-1. A word with a position no piece matches, or longer than ``max_input_chars_per_word``
+    characters, becomes ``unk_token`` as a whole.
+    """
+
+    def __init__(
+        self,
+        vocab: dict[str, int] | None = None,
+        unk_token: str = "[UNK]",
+        max_input_chars_per_word: int = 100,
+        continuing_subword_prefix: str = "##",
+    ):
+        if vocab is not None and not isinstance(vocab, dict):
+            raise TypeError("WordPiece(vocab): vocab must be a dict of token -> id")
+        if max_input_chars_per_word < 1:
+            raise ValueError("max_input_chars_per_word must be at least 1")
+        self.vocab = dict(vocab) if vocab is not None else None
+        self.unk_token = str(getattr(unk_token, "content", unk_token))
+        self.max_input_chars_per_word = int(max_input_chars_per_word)
+        self.continuing_subword_prefix = continuing_subword_prefix
+
+    @staticmethod
+    def read_file(vocab: str) -> dict[str, int]:
+        """Read a ``vocab.txt`` (one token per line, line number = id)."""
+        tokens = _core.WordPieceCore.read_vocab_txt(os.fspath(vocab))
+        return {t: i for i, t in enumerate(tokens)}
+
+    @classmethod
+    def from_file(cls, vocab: str, **kwargs) -> WordPiece:
+        return cls(cls.read_file(vocab), **kwargs)
+
+    def save(self, folder: str, prefix: str | None = None) -> list[str]:
+        """Write ``vocab.txt`` (or ``{prefix}-vocab.txt``) into ``folder``, atomically."""
+        if self.vocab is None:
+            raise ValueError("the model has no vocabulary yet: train it or load one")
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(f"{folder}: no such directory")
+        path = os.path.join(folder, f"{prefix}-vocab.txt" if prefix else "vocab.txt")
+        tokens = sorted(self.vocab, key=self.vocab.__getitem__)
+        _core.WordPieceCore.write_vocab_txt(path, tokens)
+        return [path]
+
+    def _model_json(self) -> dict:
+        return {
+            "type": "WordPiece",
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "max_input_chars_per_word": self.max_input_chars_per_word,
+            "vocab": self.vocab,
         }

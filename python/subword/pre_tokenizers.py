@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from . import _core
 from ._value import ByValue
-from .tokenizers.pre_tokenizers import BertPreTokenizer
 
 __all__ = ["BertPreTokenizer", "ByteLevel", "Split", "Sequence"]
 
@@ -99,3 +98,10 @@ class Sequence(ByValue):
             for p in self.pretokenizers[:-1]
         ]
         return {"type": "Sequence", "pretokenizers": [*splits, self.pretokenizers[-1]._json()]}
+
+
+class BertPreTokenizer(ByValue):
+    """Words split on whitespace; each punctuation character is a word of its own."""
+
+    def _json(self) -> dict:
+        return {"type": "BertPreTokenizer"}

@@ -98,8 +98,8 @@ def _target(tokenizer) -> _Target:
             tokenizer.vocab.get,
             _sha256(tokenizer.to_str()),
         )
-    if isinstance(tokenizer, WordPieceTokenizer):  # before both: it is one of each
-        kind, core, prefix_space = "wordpiece", tokenizer._core(), None
+    if isinstance(tokenizer, WordPieceTokenizer):  # before Tokenizer: it is one
+        kind, core, prefix_space = "wordpiece", tokenizer._ready(), None
     elif isinstance(tokenizer, Tokenizer):
         kind, core, prefix_space = "byte-level BPE", tokenizer._ready(), tokenizer._prefix_space()
     elif isinstance(tokenizer, HFTokenizer):

@@ -29,9 +29,8 @@ __all__ = ["Tokenizer", "Encoded"]
 class Encoded(metaclass=ABCMeta):  # noqa: B024 - an ABC only so the Rust class can register
     """The result of ``Tokenizer.encode``: ids, tokens, character offsets, masks.
 
-    WordPiece tokenizers return the pipeline's result, ``subword.tokenizers.Encoding`` (same
-    attributes, plus ``word_ids``, ``sequence_ids`` and ``overflowing``); ``isinstance(x, Encoded)``
-    holds for both.
+    WordPiece tokenizers return the Rust class ``subword._core.Encoded`` (same attributes, plus
+    ``word_ids``, ``sequence_ids`` and ``overflowing``); ``isinstance(x, Encoded)`` holds for both.
     """
 
     __slots__ = ("ids", "tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask")
@@ -66,6 +65,8 @@ class Encoded(metaclass=ABCMeta):  # noqa: B024 - an ABC only so the Rust class 
         return self
 
 
+Encoded.register(_core.Encoded)
+# What an unpickled Rust result comes back as (subword.tokenizers' result class).
 Encoded.register(_HFEncoding)
 
 
@@ -389,7 +390,7 @@ class Tokenizer:
         if doc["model"].get("type") == "WordPiece":
             from .wordpiece import WordPieceTokenizer
 
-            return WordPieceTokenizer.from_str(json_str)
+            return WordPieceTokenizer._from_doc(doc)
         tok = cls(BPE())
         tok._load_doc(doc)
         return tok

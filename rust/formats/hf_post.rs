@@ -7,21 +7,21 @@ use crate::formats::json_fields::Fields;
 use crate::postprocess::{Padding, Piece, Template, Truncation, TruncationStrategy};
 use serde_json::{json, Map, Value};
 
-fn bad(origin: &str, msg: impl std::fmt::Display) -> Error {
+pub(crate) fn bad(origin: &str, msg: impl std::fmt::Display) -> Error {
     Error::invalid(format!("{origin}: {msg}"))
 }
 
-fn kind(v: &Value) -> &str {
+pub(crate) fn kind(v: &Value) -> &str {
     v.get("type").and_then(Value::as_str).unwrap_or("?")
 }
 
-fn get_str<'a>(v: &'a Value, key: &str, default: &'a str) -> &'a str {
+pub(crate) fn get_str<'a>(v: &'a Value, key: &str, default: &'a str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or(default)
 }
 
 /// `key` as a u32: None when absent or null, an error when it is something else (a negative or
 /// huge number would otherwise become a wrong setting silently).
-fn opt_u32(v: &Value, key: &str, origin: &str) -> Result<Option<u32>> {
+pub(crate) fn opt_u32(v: &Value, key: &str, origin: &str) -> Result<Option<u32>> {
     match v.get(key).filter(|x| !x.is_null()) {
         None => Ok(None),
         Some(x) => x
@@ -37,7 +37,7 @@ fn opt_u32(v: &Value, key: &str, origin: &str) -> Result<Option<u32>> {
     }
 }
 
-fn get_u32(v: &Value, key: &str, origin: &str) -> Result<u32> {
+pub(crate) fn get_u32(v: &Value, key: &str, origin: &str) -> Result<u32> {
     opt_u32(v, key, origin)?
         .ok_or_else(|| bad(origin, format!("{key} must be a non-negative integer")))
 }

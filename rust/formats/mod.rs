@@ -4,6 +4,7 @@ pub mod byte_unicode;
 pub mod gpt2;
 pub mod hf_json;
 pub mod hf_post;
+pub mod hf_wordpiece;
 pub mod json_fields;
 pub mod tekken;
 pub mod tiktoken;

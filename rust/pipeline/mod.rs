@@ -23,7 +23,7 @@ pub use decode_stream::DecodeStream;
 
 use crate::added_tokens::{AddedToken, AddedVocabulary};
 use crate::decoders::Decoder;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::models::{Model, ModelToken};
 use crate::normalizers::{Normalized, Normalizer};
 use crate::postprocess::{Encoding, Padding, Token, Truncation, Windows, NO_TEXT, NO_WORD};
@@ -432,45 +432,26 @@ impl Pipeline {
         model + new
     }
 
-    /// The text of `ids`: their tokens (the special added tokens skipped with
-    /// `skip_special_tokens`, as HF does) through the decoder, or joined with spaces without
-    /// one (HF's default).
-    ///
-    /// An id no token has is skipped with `skip_unknown_ids` (HF's behaviour, for the drop-in)
-    /// and an error otherwise (subword's own `Tokenizer`): a text silently missing a token is
-    /// a wrong answer, and such an id is a bug upstream (another vocabulary's ids).
-    pub fn decode(
-        &self,
-        ids: &[u32],
-        skip_special_tokens: bool,
-        skip_unknown_ids: bool,
-    ) -> Result<String> {
-        let mut tokens = Vec::with_capacity(ids.len());
-        for &id in ids {
-            let token = self
-                .added
-                .decode_form(id)
-                .or_else(|| self.model.id_to_token(id));
-            let token = match token {
-                Some(token) => token,
-                None if skip_unknown_ids => continue,
-                None => {
-                    return Err(Error::invalid(format!(
-                        "decode: id {id} is no token of this tokenizer (its vocabulary has {} \
-                         tokens with the added ones): decode ids made by this tokenizer",
-                        self.vocab_size(true)
-                    )))
-                }
-            };
-            // HF skips by the string: any token that reads as a special added token.
-            if !(skip_special_tokens && self.added.is_special(token)) {
-                tokens.push(token.to_string());
-            }
-        }
-        Ok(match &self.decoder {
+    /// The text of `ids`: their tokens (ids nobody has are skipped, and the special added
+    /// tokens with `skip_special_tokens`, as HF does) through the decoder, or joined with
+    /// spaces without one (HF's default).
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+        let tokens: Vec<String> = ids
+            .iter()
+            .filter_map(|&id| {
+                let token = self
+                    .added
+                    .decode_form(id)
+                    .or_else(|| self.model.id_to_token(id))?;
+                // HF skips by the string: any token that reads as a special added token.
+                let skip = skip_special_tokens && self.added.is_special(token);
+                (!skip).then(|| token.to_string())
+            })
+            .collect();
+        match &self.decoder {
             Some(d) => d.decode(tokens),
             None => tokens.join(" "),
-        })
+        }
     }
 }
 

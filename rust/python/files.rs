@@ -7,6 +7,7 @@ use super::classic::PyClassic;
 use super::core_bpe::PyCore;
 use super::pipeline::PyPipeline;
 use super::to_py;
+use super::wordpiece::{PyWordPiece, WordPieceShared};
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
 use crate::files::documents::Format;
@@ -42,6 +43,10 @@ enum DocEncoder {
         rules: Option<Rules>,
         hf_prefix_space: Option<bool>,
     },
+    WordPiece {
+        tok: Arc<WordPieceShared>,
+        add_special: bool,
+    },
     Pipeline {
         pipeline: Box<Pipeline>,
         add_special: bool,
@@ -72,6 +77,12 @@ impl DocEncoder {
                 rules,
                 hf_prefix_space,
             });
+        }
+        if let Ok(w) = core.downcast::<PyWordPiece>() {
+            let tok = w.get().shared.clone();
+            refuse_windows(tok.tok.truncation.is_some(), tok.tok.padding.is_some())
+                .map_err(to_py)?;
+            return Ok(DocEncoder::WordPiece { tok, add_special });
         }
         if let Ok(p) = core.downcast::<PyPipeline>() {
             let pipeline = p.get().pipeline();
@@ -132,6 +143,11 @@ impl DocEncoder {
                 ..
             } => encoder.append_with_rules(text, r, out),
             DocEncoder::Bpe { encoder, .. } => encoder.append_ordinary(text, out),
+            DocEncoder::WordPiece { tok, add_special } => {
+                let batch = tok.tok.encode(text, None, *add_special)?;
+                out.extend(batch.cols.toks.iter().map(|t| t.id));
+                Ok(())
+            }
             DocEncoder::Pipeline {
                 pipeline,
                 add_special,

@@ -648,19 +648,9 @@ impl PyPipeline {
         py.allow_threads(run).map_err(to_py)
     }
 
-    #[pyo3(signature = (ids, skip_special_tokens=true, skip_unknown_ids=true))]
-    fn decode(
-        &self,
-        py: Python<'_>,
-        ids: Vec<u32>,
-        skip_special_tokens: bool,
-        skip_unknown_ids: bool,
-    ) -> PyResult<String> {
-        py.allow_threads(|| {
-            self.inner
-                .decode(&ids, skip_special_tokens, skip_unknown_ids)
-        })
-        .map_err(to_py)
+    #[pyo3(signature = (ids, skip_special_tokens=true))]
+    fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> String {
+        py.allow_threads(|| self.inner.decode(&ids, skip_special_tokens))
     }
 
     fn token_to_id(&self, token: &str) -> Option<u32> {

@@ -3,6 +3,7 @@
 use super::args::{borrow_all, texts, Frequency, Threads, VocabSize};
 use super::core_bpe::{wrap, PyCore};
 use super::{pipeline, to_py};
+use crate::formats::hf_wordpiece;
 use crate::pool;
 use crate::pretokenize::Pattern;
 use crate::train::{self, PreTokenCounter, Splitter, TieBreak, TrainOptions};
@@ -83,6 +84,25 @@ impl PyTrainer {
                 PreTokenCounter::new(pattern, &special_tokens)
                     .map_err(to_py)?
                     .with_prefix_space(prefix_space),
+            ),
+            specials: special_tokens,
+            num_threads: num_threads.0,
+        })
+    }
+
+    /// A trainer that counts BERT words (normalizer given as tokenizer.json text, or "null").
+    #[staticmethod]
+    #[pyo3(signature = (normalizer_json, special_tokens, num_threads=Threads(0)))]
+    fn for_wordpiece(
+        normalizer_json: &str,
+        special_tokens: Vec<String>,
+        num_threads: Threads,
+    ) -> PyResult<Self> {
+        let normalizer = hf_wordpiece::parse_normalizer(normalizer_json).map_err(to_py)?;
+        Ok(PyTrainer {
+            counter: Some(
+                PreTokenCounter::with_splitter(Splitter::Bert(normalizer), &special_tokens)
+                    .map_err(to_py)?,
             ),
             specials: special_tokens,
             num_threads: num_threads.0,

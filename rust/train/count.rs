@@ -2,6 +2,7 @@
 //! pre-tokens, not by corpus size: text is fed in blocks, each block is cut at safe points into
 //! sub-chunks counted in parallel (rayon), and the per-chunk maps are folded into one.
 
+use crate::bert::{for_each_word, BertNormalizer, Normalized};
 use crate::error::{Error, Result};
 use crate::pretokenize::Pattern;
 use aho_corasick::AhoCorasick;
@@ -15,16 +16,23 @@ pub type Counts = FxHashMap<Box<[u8]>, (u64, u64)>;
 /// Roughly how much text one parallel task counts.
 const SUB_CHUNK: usize = 1 << 20;
 
-/// The same for a pipeline with a normalizer: each task keeps its normalized text with its
-/// alignments (several bytes per byte), so smaller tasks keep that (and the peak memory) small.
+/// The same for BERT words and a pipeline with a normalizer: each task keeps its normalized
+/// text with its alignments (4 bytes or more per byte), so smaller tasks keep that buffer (and
+/// the trainer's peak memory) small.
 const SUB_CHUNK_NORMALIZED: usize = 1 << 18;
 
 pub use crate::pretokenize::safe_cut::is_safe_cut;
+
+thread_local! {
+    static NORMALIZED: std::cell::RefCell<Normalized> = std::cell::RefCell::default();
+}
 
 /// How training text is cut into the words that are counted.
 pub enum Splitter {
     /// A pre-tokenizer pattern (byte-level BPE).
     Pattern(Pattern),
+    /// BERT's normalizer (if any), then BertPreTokenizer (WordPiece).
+    Bert(Option<BertNormalizer>),
     /// Whitespace-separated words (classic `</w>` BPE).
     Whitespace,
     /// What a tokenizer's pipeline hands its model: added tokens cut out, then its normalizer
@@ -39,7 +47,7 @@ impl Splitter {
     pub fn has_safe_cuts(&self) -> bool {
         match self {
             Splitter::Pattern(p) => p.has_safe_cuts(),
-            Splitter::Whitespace => true,
+            Splitter::Bert(_) | Splitter::Whitespace => true,
             Splitter::Pipeline(p) => p.has_safe_cuts(),
         }
     }
@@ -57,6 +65,24 @@ impl Splitter {
                 for w in text.split_whitespace() {
                     f(w, w.as_ptr() as usize - origin);
                 }
+                Ok(())
+            }
+            Splitter::Bert(normalizer) => {
+                let Some(n) = normalizer else {
+                    for_each_word(text, |s, e| f(&text[s..e], s));
+                    return Ok(());
+                };
+                // A word's position is the index of its first original character: it orders
+                // words like their byte offsets and never runs past this text's length, so
+                // positions stay ordered across texts (normalized offsets could run past).
+                NORMALIZED.with(|cell| {
+                    let norm = &mut *cell.borrow_mut();
+                    norm.clear();
+                    n.normalize_into(text, 0, norm);
+                    for_each_word(&norm.text, |s, e| {
+                        f(&norm.text[s..e], norm.origin[s] as usize)
+                    });
+                });
                 Ok(())
             }
         }
@@ -165,6 +191,7 @@ impl PreTokenCounter {
             let prefix = self.prefix_space && b[seg.start] != b' ';
             let parts = if self.splitter.has_safe_cuts() {
                 let size = match &self.splitter {
+                    Splitter::Bert(Some(_)) => SUB_CHUNK_NORMALIZED,
                     Splitter::Pipeline(p) if p.normalizer.is_some() => SUB_CHUNK_NORMALIZED,
                     _ => SUB_CHUNK,
                 };

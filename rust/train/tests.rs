@@ -127,7 +127,16 @@ fn counting_pipeline(normalizer: &str, pre_tokenizer: &str) -> crate::pipeline::
 /// (> 1 MB) that a file is counted in several parts cut at safe points.
 fn mixed_text() -> String {
     let words = [
-        "Héllo", "WORLD", "naïve", "日本語", "x,y", "don't", "a\u{301}b", "…", "ok.", "Ωmega",
+        "Héllo",
+        "WORLD",
+        "naïve",
+        "日本語",
+        "x,y",
+        "don't",
+        "a\u{301}b",
+        "…",
+        "ok.",
+        "Ωmega",
     ];
     let mut text = String::new();
     let mut k = 0usize;
@@ -158,8 +167,16 @@ fn safe_cut_pipelines_count_in_parts_as_whole() {
                 {"type": "Punctuation", "behavior": "Isolated"}, {"type": "Digits"}]}"#,
             true,
         ),
-        ("null", r#"{"type": "Punctuation", "behavior": "Isolated"}"#, false),
-        (r#"{"type": "Prepend", "prepend": "_"}"#, r#"{"type": "WhitespaceSplit"}"#, false),
+        (
+            "null",
+            r#"{"type": "Punctuation", "behavior": "Isolated"}"#,
+            false,
+        ),
+        (
+            r#"{"type": "Prepend", "prepend": "_"}"#,
+            r#"{"type": "WhitespaceSplit"}"#,
+            false,
+        ),
     ];
     let dir = std::env::temp_dir().join(format!("subword-safe-cuts-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -167,7 +184,11 @@ fn safe_cut_pipelines_count_in_parts_as_whole() {
     std::fs::write(&path, &text).unwrap();
     for (normalizer, pre_tokenizer, safe) in cases {
         let pipeline = counting_pipeline(normalizer, pre_tokenizer);
-        assert_eq!(pipeline.has_safe_cuts(), safe, "{normalizer} {pre_tokenizer}");
+        assert_eq!(
+            pipeline.has_safe_cuts(),
+            safe,
+            "{normalizer} {pre_tokenizer}"
+        );
         let mut whole: std::collections::HashMap<String, u64> = Default::default();
         pipeline
             .for_each_word(&text, |w, _| *whole.entry(w.to_string()).or_default() += 1)

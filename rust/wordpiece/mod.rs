@@ -3,6 +3,7 @@
 //! position no piece matches, or longer than `max_input_chars_per_word` characters, becomes the
 //! unknown token as a whole (BERT's rule).
 
+pub mod pipeline;
 pub mod trie;
 
 use crate::error::{Error, Result};

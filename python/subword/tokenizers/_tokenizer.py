@@ -8,6 +8,7 @@ post-processors run in the pipeline; truncation and padding come with the rest o
 from __future__ import annotations
 
 import asyncio
+import copyreg
 import json
 from typing import Any
 
@@ -133,8 +134,8 @@ class Encoding:
         return None if token is None else self.word_ids[token]
 
     def __eq__(self, other) -> bool:
-        # Against this class or one with its columns (the byte-level ``subword.Encoded``): the
-        # same columns and the same windows.
+        # Against this class or the Rust result (``subword._core.Encoded``): the same columns
+        # and the same windows.
         try:
             return all(getattr(self, n) == getattr(other, n) for n in _COLUMNS) and (
                 self.n_sequences == other.n_sequences and self.overflowing == other.overflowing
@@ -155,6 +156,29 @@ _COLUMNS = (
     "special_tokens_mask",
     "attention_mask",
 )
+
+
+def _result_tree(result) -> list:
+    """A result and its windows as ``Encoding._from_tree`` takes them."""
+    tree: list = []
+
+    def walk(e, parent: int) -> None:
+        tree.append((parent, [list(getattr(e, n)) for n in _COLUMNS]))
+        me = len(tree) - 1
+        for w in e.overflowing:
+            walk(w, me)
+
+    walk(result, -1)
+    return tree
+
+
+def _reduce_core_result(result):
+    # The Rust result is a view into its tokenizer's batch; its pickle is the columns, which
+    # unpickle as this module's Encoding (same attributes and methods, equal to the original).
+    return (Encoding._from_tree, (_result_tree(result), result.n_sequences == 2))
+
+
+copyreg.pickle(_core.Encoded, _reduce_core_result)
 
 
 def _checked(value: Any, kind: type, what: str):
