@@ -138,6 +138,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pipeline::PyPipeline>()?;
     m.add_class::<pipeline::PyDecodeStream>()?;
     m.add_class::<pipeline::PyProcessor>()?;
+    m.add_class::<pipeline::PyColumns>()?;
     m.add_class::<PyStream>()?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(files::encode_files, m)?)?;

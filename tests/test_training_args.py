@@ -36,12 +36,6 @@ def _bpe():
     return tok
 
 
-def _pipeline():
-    import subword.tokenizers as hf
-
-    return hf.Tokenizer(hf.models.WordLevel({"[UNK]": 0, "hello": 1}, unk_token="[UNK]"))
-
-
 def entry_points(corpus_file):
     """Every place that takes special tokens, as ``call(tokens)``."""
     kw = {"show_progress": False}
@@ -59,9 +53,6 @@ def entry_points(corpus_file):
         "Tokenizer.add_tokens (BPE)": lambda s: _bpe().add_tokens(s),
         "Tokenizer.add_special_tokens (WordPiece)": lambda s: _wordpiece().add_special_tokens(s),
         "Tokenizer.add_tokens (WordPiece)": lambda s: _wordpiece().add_tokens(s),
-        # The drop-in refuses an empty token too, where HF skips it without a word.
-        "Tokenizer.add_special_tokens (tokenizers)": lambda s: _pipeline().add_special_tokens(s),
-        "Tokenizer.add_tokens (tokenizers)": lambda s: _pipeline().add_tokens(s),
     }
 
 

@@ -16,8 +16,10 @@ use crate::processors::{self, Processor, Template};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+use pyo3::IntoPyObjectExt;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A model token as HF's `Token` fields: id, string, byte range.
 type ModelTokenTuple = (u32, String, (usize, usize));
@@ -237,37 +239,80 @@ impl PyProcessor {
     }
 }
 
-/// One result as lists: ids, tokens, type ids, (start, end) character offsets, word indexes
-/// and sequence indexes (None for the template's and padding tokens), the special-tokens mask
-/// and the attention mask.
-type Lists = (
-    Vec<u32>,
-    Vec<String>,
-    Vec<u32>,
-    Vec<(u32, u32)>,
-    Vec<Option<u32>>,
-    Vec<Option<u32>>,
-    Vec<u8>,
-    Vec<u8>,
-);
+/// One result (or overflowing window) as the pipeline made it, its columns made into Python
+/// lists only when read: most callers read `ids` alone, and building every column's lists (8
+/// a text, a str per token, a tuple per offset) cost 9 times the encoding itself on BERT
+/// paragraphs. Column `k` is, in order: ids, tokens, type ids, (start, end) character
+/// offsets, word indexes and sequence indexes (None for the template's and padding tokens),
+/// the special-tokens mask and the attention mask.
+#[pyclass(module = "subword._core", name = "EncodingColumns", frozen)]
+pub struct PyColumns {
+    enc: Encoding,
+    /// The result's token strings (shared by its windows), as `Pipeline::token_string` reads.
+    strings: Arc<Vec<String>>,
+    pipeline: Arc<Pipeline>,
+}
+
+#[pymethods]
+impl PyColumns {
+    fn __len__(&self) -> usize {
+        self.enc.toks.len()
+    }
+
+    fn column<'py>(&self, py: Python<'py>, k: usize) -> PyResult<Bound<'py, PyAny>> {
+        let toks = &self.enc.toks;
+        let some = |x: u32| (x != NO_WORD).then_some(x);
+        match k {
+            0 => toks
+                .iter()
+                .map(|t| t.id)
+                .collect::<Vec<_>>()
+                .into_bound_py_any(py),
+            1 => toks
+                .iter()
+                .map(|t| self.pipeline.token_string(t, &self.strings))
+                .collect::<Vec<_>>()
+                .into_bound_py_any(py),
+            2 => toks
+                .iter()
+                .map(|t| t.type_id)
+                .collect::<Vec<_>>()
+                .into_bound_py_any(py),
+            3 => toks
+                .iter()
+                .map(|t| t.offsets)
+                .collect::<Vec<_>>()
+                .into_bound_py_any(py),
+            4 => toks
+                .iter()
+                .map(|t| some(t.word))
+                .collect::<Vec<_>>()
+                .into_bound_py_any(py),
+            5 => toks
+                .iter()
+                .map(|t| some(t.sequence))
+                .collect::<Vec<_>>()
+                .into_bound_py_any(py),
+            6 => toks
+                .iter()
+                .map(|t| (t.word == NO_WORD) as u32)
+                .collect::<Vec<_>>()
+                .into_bound_py_any(py),
+            7 => toks
+                .iter()
+                .map(|t| (t.text != PAD_TEXT) as u32)
+                .collect::<Vec<_>>()
+                .into_bound_py_any(py),
+            _ => Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                "column {k}: there are 8 (0..=7)"
+            ))),
+        }
+    }
+}
 
 /// A result and its overflowing windows (which may have their own), in pre-order, each with
 /// the index of its parent (-1 for the result itself).
-type Tree = Vec<(i64, Lists)>;
-
-fn lists(p: &Pipeline, e: &Encoding, strings: &[String]) -> Lists {
-    let some = |x: u32| (x != NO_WORD).then_some(x);
-    (
-        e.toks.iter().map(|t| t.id).collect(),
-        e.toks.iter().map(|t| p.token_string(t, strings)).collect(),
-        e.toks.iter().map(|t| t.type_id).collect(),
-        e.toks.iter().map(|t| t.offsets).collect(),
-        e.toks.iter().map(|t| some(t.word)).collect(),
-        e.toks.iter().map(|t| some(t.sequence)).collect(),
-        e.toks.iter().map(|t| (t.word == NO_WORD) as u8).collect(),
-        e.toks.iter().map(|t| (t.text != PAD_TEXT) as u8).collect(),
-    )
-}
+type Tree = Vec<(i64, PyColumns)>;
 
 /// A result's columns as Python gives them back to `post_process`: ids, tokens, type ids,
 /// offsets, word ids (None for a token a post-processor added) and the attention mask (0 for
@@ -321,16 +366,30 @@ fn encoding_of(
     Ok(e)
 }
 
-fn tree(p: &Pipeline, e: &Encoded) -> Tree {
-    fn walk(p: &Pipeline, w: &Windows, parent: i64, strings: &[String], out: &mut Tree) {
+fn tree(p: &Arc<Pipeline>, e: Encoded) -> Tree {
+    fn walk(
+        p: &Arc<Pipeline>,
+        w: Windows,
+        parent: i64,
+        strings: &Arc<Vec<String>>,
+        out: &mut Tree,
+    ) {
         let me = out.len() as i64;
-        out.push((parent, lists(p, &w.enc, strings)));
-        for o in &w.overflow {
+        let Windows { enc, overflow } = w;
+        out.push((
+            parent,
+            PyColumns {
+                enc,
+                strings: strings.clone(),
+                pipeline: p.clone(),
+            },
+        ));
+        for o in overflow {
             walk(p, o, me, strings, out);
         }
     }
     let mut out = Vec::new();
-    walk(p, &e.main, -1, &e.strings, &mut out);
+    walk(p, e.main, -1, &Arc::new(e.strings), &mut out);
     out
 }
 
@@ -475,7 +534,8 @@ impl PyInput {
 
 #[pyclass(module = "subword._core", name = "CorePipeline", frozen)]
 pub struct PyPipeline {
-    inner: Pipeline,
+    /// Shared with the results, which read token strings from it when asked.
+    inner: Arc<Pipeline>,
 }
 
 impl PyPipeline {
@@ -518,7 +578,9 @@ impl PyPipeline {
         }
         .with_added(added_tokens.into_iter().map(added_of).collect())
         .map_err(to_py)?;
-        Ok(PyPipeline { inner })
+        Ok(PyPipeline {
+            inner: Arc::new(inner),
+        })
     }
 
     /// HF's `add_tokens` on `existing`: the new list and how many were added.
@@ -586,7 +648,7 @@ impl PyPipeline {
                 pair.as_ref().map(PyInput::as_input),
                 add_special_tokens,
             )?;
-            Ok(tree(p, &e))
+            Ok(tree(p, e))
         })
         .map_err(to_py)
     }
@@ -608,7 +670,7 @@ impl PyPipeline {
         let b = pair.map(|c| encoding_of(c, &mut strings)).transpose()?;
         py.allow_threads(|| {
             let e = p.post_process(a, b, strings, add_special_tokens)?;
-            Ok(tree(p, &e))
+            Ok(tree(p, e))
         })
         .map_err(to_py)
     }
@@ -642,7 +704,7 @@ impl PyPipeline {
                     all.par_iter_mut()
                         .for_each(|e| p.pad(&mut e.main, target, e.lone));
                 }
-                Ok(all.par_iter().map(|e| tree(p, e)).collect())
+                Ok(all.into_iter().map(|e| tree(p, e)).collect())
             })?
         };
         py.allow_threads(run).map_err(to_py)
@@ -671,7 +733,9 @@ impl PyPipeline {
         let inner = py
             .allow_threads(|| Pipeline::from_json_str(json, "tokenizer.json"))
             .map_err(to_py)?;
-        Ok(PyPipeline { inner })
+        Ok(PyPipeline {
+            inner: Arc::new(inner),
+        })
     }
 
     /// HF's tokenizer.json of this pipeline.

@@ -12,7 +12,7 @@ import copyreg
 import json
 from typing import Any
 
-from .. import _checks, _core
+from .. import _core
 from ._added import AddedToken, as_added
 from .decoders import Decoder
 from .models import Model
@@ -32,43 +32,48 @@ class Encoding:
     """One encode result (HF's ``tokenizers.Encoding``): ids, tokens, character offsets, word
     and sequence indexes (None for tokens a post-processor added), type ids and the masks."""
 
-    __slots__ = (
-        "ids",
-        "tokens",
-        "offsets",
-        "word_ids",
-        "sequence_ids",
-        "type_ids",
-        "attention_mask",
-        "special_tokens_mask",
-        "_pair",
-        "_overflowing",
-    )
+    # The columns, in ``_COLUMNS`` order: lists, or None until read from ``_source`` (the
+    # core's ``EncodingColumns``), so a caller reading only ``ids`` builds no other list.
+    __slots__ = ("_columns", "_source", "_pair", "_overflowing")
 
     def __init__(
         self, ids, tokens, type_ids, offsets, word_ids, sequence_ids, special, attention, pair
     ):
-        self.ids = list(ids)
-        self.tokens = list(tokens)
-        self.type_ids = list(type_ids)
-        self.offsets = [tuple(o) for o in offsets]
-        self.word_ids = list(word_ids)
-        self.sequence_ids = list(sequence_ids)
-        self.special_tokens_mask = list(special)
-        self.attention_mask = list(attention)
+        self._columns = [
+            list(ids),
+            list(tokens),
+            list(type_ids),
+            [tuple(o) for o in offsets],
+            list(word_ids),
+            list(sequence_ids),
+            list(special),
+            list(attention),
+        ]
+        self._source = None
         self._pair = pair
         self._overflowing: list[Encoding] = []
 
     @classmethod
     def _from_tree(cls, tree: list, pair: bool) -> Encoding:
-        # Pre-order, each with its parent's index: the result, then its windows.
+        # Pre-order, each with its parent's index: the result, then its windows; each given
+        # as the core's columns object or as lists (an unpickled result).
         made: list[Encoding] = []
-        for parent, lists in tree:
-            e = cls(*lists, pair)
+        for parent, columns in tree:
+            if isinstance(columns, (list, tuple)):
+                e = cls(*columns, pair)
+            else:
+                e = cls.__new__(cls)
+                e._columns = [None] * len(_COLUMNS)
+                e._source = columns
+                e._pair = pair
+                e._overflowing = []
             if parent >= 0:
                 made[parent]._overflowing.append(e)
             made.append(e)
         return made[0]
+
+    def __reduce__(self):
+        return (Encoding._from_tree, (_result_tree(self), self._pair))
 
     @property
     def words(self) -> list[int | None]:
@@ -91,7 +96,7 @@ class Encoding:
         return self._overflowing
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self._source) if self._columns[0] is None else len(self._columns[0])
 
     def __repr__(self) -> str:
         head = self.ids[:8]
@@ -156,6 +161,20 @@ _COLUMNS = (
     "special_tokens_mask",
     "attention_mask",
 )
+
+
+def _column(k: int, name: str) -> property:
+    def get(self):
+        value = self._columns[k]
+        if value is None:
+            value = self._columns[k] = self._source.column(k)
+        return value
+
+    return property(get, doc=f"The {name} column (read-only, as in HF).")
+
+
+for _k, _name in enumerate(_COLUMNS):
+    setattr(Encoding, _name, _column(_k, _name))
 
 
 def _result_tree(result) -> list:
@@ -320,11 +339,8 @@ class Tokenizer:
         return dict(zip(keys, p))
 
     def _add(self, tokens, special: bool) -> int:
-        if isinstance(tokens, AddedToken):
+        if isinstance(tokens, (str, AddedToken)):
             raise TypeError("add_tokens takes a list of tokens; wrap one token in a list")
-        tokens = list(tokens) if not isinstance(tokens, (str, bytes)) else tokens
-        # Refused, where HF skips it: an empty token, which could never match.
-        _checks.special_tokens(tokens, "tokens")
         new = [as_added(t, special)._tuple(0) for t in tokens]
         self._added, n = _core.CorePipeline.assign_added_ids(
             self._model._core_object(), self._added, new
