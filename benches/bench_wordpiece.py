@@ -8,8 +8,9 @@
     python benches/bench_wordpiece.py --json benches/results_wordpiece.json
 
 encode: the BERT uncased ``tokenizer.json`` (from ``tests/refdata.py``: ``bert_uncased()``), loaded
-by subword (``subword.Tokenizer.from_file``), HF tokenizers (``tokenizers.Tokenizer.from_file``)
-and tokie (``tokie.Tokenizer.from_json``), padding and truncation switched off, special tokens
+by subword (``subword.Tokenizer.from_file``, its BERT path), subword's HF drop-in
+(``subword.tokenizers.Tokenizer.from_file``, the general pipeline), HF tokenizers
+(``tokenizers.Tokenizer.from_file``) and tokie (``tokie.Tokenizer.from_json``), padding and truncation switched off, special tokens
 added ([CLS] ... [SEP], the default).  Each file is cut into lines (``text.split("\\n")``, empty
 lines included) and encoded
 
@@ -83,7 +84,7 @@ from benchutil import run_file as run_file_rows
 DEFAULT_CORPORA = REPO.parent / "shared" / "corpora"
 BENCH_CACHE = REPO / ".cache" / "bench"  # the --quick training file is written here
 
-ENCODE_CONTENDERS = ("subword", "hf", "tokie")
+ENCODE_CONTENDERS = ("subword", "subword-tokenizers", "hf", "tokie")
 TRAIN_CONTENDERS = ("subword", "hf")
 BASELINE = "hf"  # ids are compared with hf's; ratios are against hf and tokie
 PEER = "tokie"
@@ -96,6 +97,7 @@ SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 ENCODE_API = {
     "subword": "subword.Tokenizer.from_file(json)",
+    "subword-tokenizers": "subword.tokenizers.Tokenizer.from_file(json) (the HF drop-in)",
     "hf": "tokenizers.Tokenizer.from_file(json)",
     "tokie": "tokie.Tokenizer.from_json(json)",
 }
@@ -155,6 +157,13 @@ def load_encoder(name: str, tokenizer_json: str):
     if name == "subword":
         mod = import_subword()
         tok = mod.Tokenizer.from_file(tokenizer_json)
+        version = module_version(mod)
+    elif name == "subword-tokenizers":
+        # The drop-in's pipeline (rust/pipeline/), not the BERT path subword.Tokenizer takes.
+        mod = import_subword()
+        import subword.tokenizers
+
+        tok = subword.tokenizers.Tokenizer.from_file(tokenizer_json)
         version = module_version(mod)
     elif name == "hf":
         import tokenizers
