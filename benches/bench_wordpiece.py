@@ -10,9 +10,9 @@
 encode: the BERT uncased ``tokenizer.json`` (from ``tests/refdata.py``: ``bert_uncased()``), loaded
 by subword (``subword.Tokenizer.from_file``, its BERT path), subword's HF drop-in
 (``subword.tokenizers.Tokenizer.from_file``, the general pipeline), HF tokenizers
-(``tokenizers.Tokenizer.from_file``) and tokie (``tokie.Tokenizer.from_json``), padding and truncation switched off, special tokens
-added ([CLS] ... [SEP], the default).  Each file is cut into lines (``text.split("\\n")``, empty
-lines included) and encoded
+(``tokenizers.Tokenizer.from_file``) and tokie (``tokie.Tokenizer.from_json``), padding and
+truncation switched off, special tokens added ([CLS] ... [SEP], the default).  Each file is cut
+into lines (``text.split("\\n")``, empty lines included) and encoded
 
 * single: a Python loop, ``[tok.encode(line).ids for line in lines]``;
 * batch: ``[e.ids for e in tok.encode_batch(lines)]`` on ``--threads`` threads (2;
