@@ -11,7 +11,9 @@ use super::to_py;
 use crate::added_tokens::{AddedToken, AddedVocabulary};
 use crate::models::{word_piece, Bpe, BpeOptions, Model, WordLevel};
 use crate::pipeline::{DecodeStream, Encoded, Input, Pipeline, PAD_TEXT};
-use crate::postprocess::{Encoding, Padding, Truncation, TruncationStrategy, Windows, NO_WORD};
+use crate::postprocess::{
+    Encoding, Padding, Token, Truncation, TruncationStrategy, Windows, NO_WORD,
+};
 use crate::processors::{self, Processor, Template};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -260,54 +262,34 @@ impl PyColumns {
     }
 
     fn column<'py>(&self, py: Python<'py>, k: usize) -> PyResult<Bound<'py, PyAny>> {
-        let toks = &self.enc.toks;
         let some = |x: u32| (x != NO_WORD).then_some(x);
+        let toks = &self.enc.toks;
         match k {
-            0 => toks
-                .iter()
-                .map(|t| t.id)
-                .collect::<Vec<_>>()
-                .into_bound_py_any(py),
-            1 => toks
-                .iter()
-                .map(|t| self.pipeline.token_string(t, &self.strings))
-                .collect::<Vec<_>>()
-                .into_bound_py_any(py),
-            2 => toks
-                .iter()
-                .map(|t| t.type_id)
-                .collect::<Vec<_>>()
-                .into_bound_py_any(py),
-            3 => toks
-                .iter()
-                .map(|t| t.offsets)
-                .collect::<Vec<_>>()
-                .into_bound_py_any(py),
-            4 => toks
-                .iter()
-                .map(|t| some(t.word))
-                .collect::<Vec<_>>()
-                .into_bound_py_any(py),
-            5 => toks
-                .iter()
-                .map(|t| some(t.sequence))
-                .collect::<Vec<_>>()
-                .into_bound_py_any(py),
-            6 => toks
-                .iter()
-                .map(|t| (t.word == NO_WORD) as u32)
-                .collect::<Vec<_>>()
-                .into_bound_py_any(py),
-            7 => toks
-                .iter()
-                .map(|t| (t.text != PAD_TEXT) as u32)
-                .collect::<Vec<_>>()
-                .into_bound_py_any(py),
+            0 => list_of(py, toks, |t| t.id),
+            1 => list_of(py, toks, |t| self.pipeline.token_string(t, &self.strings)),
+            2 => list_of(py, toks, |t| t.type_id),
+            3 => list_of(py, toks, |t| t.offsets),
+            4 => list_of(py, toks, |t| some(t.word)),
+            5 => list_of(py, toks, |t| some(t.sequence)),
+            6 => list_of(py, toks, |t| (t.word == NO_WORD) as u32),
+            7 => list_of(py, toks, |t| (t.text != PAD_TEXT) as u32),
             _ => Err(pyo3::exceptions::PyIndexError::new_err(format!(
                 "column {k}: there are 8 (0..=7)"
             ))),
         }
     }
+}
+
+/// One value per token, as a Python list.
+fn list_of<'py, T>(
+    py: Python<'py>,
+    toks: &[Token],
+    f: impl Fn(&Token) -> T,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    Vec<T>: IntoPyObject<'py>,
+{
+    toks.iter().map(f).collect::<Vec<T>>().into_bound_py_any(py)
 }
 
 /// A result and its overflowing windows (which may have their own), in pre-order, each with
