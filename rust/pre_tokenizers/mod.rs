@@ -12,6 +12,7 @@ use crate::options::{metaspace_fields, metaspace_json};
 pub use crate::options::{ByteLevelOptions, PrependScheme};
 pub use split::{Behavior, Split};
 
+use crate::bert::split::is_punctuation;
 use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
 use crate::normalizers::Normalized;
@@ -49,8 +50,6 @@ pub enum PreTokenizer {
     },
     Sequence(Vec<PreTokenizer>),
 }
-
-use crate::bert::split::is_punctuation;
 
 static WORDS: LazyLock<fancy_regex::Regex> =
     LazyLock::new(|| fancy_regex::Regex::new(r"\w+|[^\w\s]+").expect("a valid regex"));
