@@ -415,6 +415,34 @@ impl Template {
         let pair = b.is_some();
         let mut b = b;
         let template = if pair { &self.pair } else { &self.single };
+        if a.overflow.is_empty() && b.as_ref().is_none_or(|b| b.overflow.is_empty()) {
+            // No windows (no truncation cut, the common case): the merges below reduce to
+            // one concatenation, done here in one buffer rather than a copy per piece.
+            let n = a.enc.len() + b.as_ref().map_or(0, |b| b.enc.len()) + template.len();
+            let mut enc = Encoding {
+                toks: Vec::with_capacity(n),
+            };
+            for p in template {
+                match p {
+                    Piece::Special(name, type_id) => {
+                        for &id in self.ids_of(name).unwrap_or(&[]) {
+                            enc.push_added(id, *type_id);
+                        }
+                    }
+                    Piece::Sequence(false, type_id) => {
+                        a.relabel(*type_id, 0);
+                        enc.extend_from(&a.enc, None, None);
+                    }
+                    Piece::Sequence(true, type_id) => {
+                        if let Some(b) = b.as_mut() {
+                            b.relabel(*type_id, 1);
+                            enc.extend_from(&b.enc, None, None);
+                        }
+                    }
+                }
+            }
+            return Windows::new(enc);
+        }
         let mut out: Option<Windows> = None;
         for p in template {
             let piece = match p {

@@ -210,9 +210,9 @@ fn roberta_template(sep: &(String, u32), cls: &(String, u32)) -> Template {
 /// an encode call; any extra ones are left after it.
 fn apply_template(t: &Template, parts: Vec<Windows>, add_special_tokens: bool) -> Vec<Windows> {
     let t = if add_special_tokens {
-        t.clone()
+        std::borrow::Cow::Borrowed(t)
     } else {
-        t.without_specials()
+        std::borrow::Cow::Owned(t.without_specials())
     };
     let mut parts = parts.into_iter();
     let a = parts.next().unwrap_or_default();
