@@ -620,3 +620,38 @@ def test_lone_surrogate_is_a_value_error_naming_the_fix():
         with pytest.raises(ValueError, match="lone surrogate.*replace"):
             call()
     assert tok.encode("a").ids == [0]
+
+
+def test_a_change_after_encoding_is_seen_as_in_hf():
+    """The core pipeline is reused between calls; every kind of change made after an encode
+    (a component's field, a stage replaced, added tokens, truncation, padding) must be seen by
+    the next one, as in HF, whose components are shared objects too."""
+    vocab = {"[UNK]": 0, "hello": 1, "world": 2, "HELLO": 3, "[CLS]": 4, "[SEP]": 5, "!": 6}
+    tokenizers = []
+    for lib in (ours, hf):
+        tok = lib.Tokenizer(lib.models.WordLevel(vocab, unk_token="[UNK]"))
+        tok.normalizer = lib.normalizers.Lowercase()
+        tok.pre_tokenizer = lib.pre_tokenizers.Whitespace()
+        tokenizers.append(tok)
+    steps = [
+        lambda lib, t: None,
+        lambda lib, t: setattr(t, "normalizer", None),
+        lambda lib, t: setattr(t, "pre_tokenizer", lib.pre_tokenizers.WhitespaceSplit()),
+        lambda lib, t: t.add_tokens(["world!"]),
+        lambda lib, t: setattr(
+            t,
+            "post_processor",
+            lib.processors.TemplateProcessing(
+                single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 4), ("[SEP]", 5)]
+            ),
+        ),
+        lambda lib, t: t.enable_truncation(3),
+        lambda lib, t: t.enable_padding(length=6, pad_id=0, pad_token="[UNK]"),
+        lambda lib, t: t.no_truncation(),
+        lambda lib, t: setattr(t.model, "unk_token", "!"),
+    ]
+    for step in steps:
+        for lib, tok in zip((ours, hf), tokenizers):
+            step(lib, tok)
+        mine, theirs = (t.encode("HELLO world! hello foo") for t in tokenizers)
+        assert _view(mine) == _view(theirs)

@@ -234,26 +234,33 @@ class Tokenizer:
 
     def _core(self):
         # The components are mutable (as in HF) and each keeps its core object until it
-        # changes, so the pipeline is reused while every stage's core object is the same one
-        # and the added tokens are the same list.
+        # changes, so the pipeline is reused while every stage's core object is the same one,
+        # the added tokens the same list and the settings the same tuples (each setter makes
+        # new ones). Written out, not looped: this runs on every encode call.
+        n, p, pp, d = self._normalizer, self._pre_tokenizer, self._post_processor, self._decoder
         stages = (
             self._model._core_object(),
-            _core_of(self._normalizer),
-            _core_of(self._pre_tokenizer),
-            _core_of(self._post_processor),
-            _core_of(self._decoder),
+            None if n is None else n._core_object(),
+            None if p is None else p._core_object(),
+            None if pp is None else pp._core_object(),
+            None if d is None else d._core_object(),
         )
-        settings = (self._truncation, self._padding)
         built = self._built
-        if (
-            built is not None
-            and built[1] is self._added
-            and built[2] == settings
-            and all(a is b for a, b in zip(built[0], stages))
-        ):
-            return built[3]
-        core = _core.CorePipeline(*stages, self._added, *settings)
-        self._built = (stages, self._added, settings, core)
+        if built is not None:
+            old, added, truncation, padding, core = built
+            if (
+                added is self._added
+                and truncation is self._truncation
+                and padding is self._padding
+                and old[0] is stages[0]
+                and old[1] is stages[1]
+                and old[2] is stages[2]
+                and old[3] is stages[3]
+                and old[4] is stages[4]
+            ):
+                return core
+        core = _core.CorePipeline(*stages, self._added, self._truncation, self._padding)
+        self._built = (stages, self._added, self._truncation, self._padding, core)
         return core
 
     def _counting_core(self):
