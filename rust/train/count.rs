@@ -150,22 +150,27 @@ impl PreTokenCounter {
     }
 
     /// Count documents as [`Self::feed`] one by one would (the same counts and first
-    /// positions), every part of every document in parallel: many short documents (HF's
-    /// `train_from_iterator`) would otherwise be counted one at a time.
+    /// positions), in parallel across documents when the splitter has no safe cuts: many
+    /// short documents (HF's `train_from_iterator`) would otherwise be counted one at a time.
     pub fn feed_many(&mut self, texts: &[&str]) -> Result<()> {
-        let mut jobs = Vec::with_capacity(texts.len());
+        if self.splitter.has_safe_cuts() {
+            return texts.iter().try_for_each(|t| self.feed(t));
+        }
+        let mut bases = Vec::with_capacity(texts.len());
         let mut at = self.offset;
         for t in texts {
-            jobs.extend(
-                self.chunks(t)
-                    .into_iter()
-                    .map(|(r, prefix)| (*t, r, prefix, at)),
-            );
+            bases.push(at);
             at += t.len() as u64 + 1;
         }
-        let counted = jobs
-            .into_par_iter()
-            .map(|(text, r, prefix, base)| self.count_chunk(text, r, prefix, base))
+        let counted = texts
+            .par_iter()
+            .zip(&bases)
+            .map(|(text, &base)| {
+                self.chunks(text)
+                    .into_iter()
+                    .map(|(r, prefix)| self.count_chunk(text, r, prefix, base))
+                    .try_fold(Counts::default(), |a, b| Ok(merge_larger(a, b?)))
+            })
             .try_reduce(Counts::default, |a, b| Ok(merge_larger(a, b)))?;
         merge_into(&mut self.counts, counted);
         self.offset = at;
