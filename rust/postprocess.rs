@@ -158,6 +158,16 @@ impl Windows {
         Windows { enc, overflow }
     }
 
+    /// `self.merge(other)` in place: without windows on either side (no truncation cut, the
+    /// common case) that is one extension of the tokens, not a copy of both.
+    pub fn append(&mut self, other: &Windows) {
+        if self.overflow.is_empty() && other.overflow.is_empty() {
+            self.enc.extend_from(&other.enc, None, None);
+        } else {
+            *self = self.merge(other);
+        }
+    }
+
     /// Give every token of every window `sequence`.
     pub fn mark_all(&mut self, sequence: u32) {
         for t in &mut self.enc.toks {
@@ -415,60 +425,34 @@ impl Template {
         let pair = b.is_some();
         let mut b = b;
         let template = if pair { &self.pair } else { &self.single };
-        if a.overflow.is_empty() && b.as_ref().is_none_or(|b| b.overflow.is_empty()) {
-            // No windows (no truncation cut, the common case): the merges below reduce to
-            // one concatenation, done here in one buffer rather than a copy per piece.
-            let n = a.enc.len() + b.as_ref().map_or(0, |b| b.enc.len()) + template.len();
-            let mut enc = Encoding {
-                toks: Vec::with_capacity(n),
-            };
-            for p in template {
-                match p {
-                    Piece::Special(name, type_id) => {
-                        for &id in self.ids_of(name).unwrap_or(&[]) {
-                            enc.push_added(id, *type_id);
-                        }
-                    }
-                    Piece::Sequence(false, type_id) => {
-                        a.relabel(*type_id, 0);
-                        enc.extend_from(&a.enc, None, None);
-                    }
-                    Piece::Sequence(true, type_id) => {
-                        if let Some(b) = b.as_mut() {
-                            b.relabel(*type_id, 1);
-                            enc.extend_from(&b.enc, None, None);
-                        }
-                    }
-                }
-            }
-            return Windows::new(enc);
-        }
         let mut out: Option<Windows> = None;
         for p in template {
-            let piece = match p {
+            let special;
+            let piece: &Windows = match p {
                 Piece::Special(name, type_id) => {
                     let mut e = Encoding::default();
                     for &id in self.ids_of(name).unwrap_or(&[]) {
                         e.push_added(id, *type_id);
                     }
-                    Windows::new(e)
+                    special = Windows::new(e);
+                    &special
                 }
                 Piece::Sequence(false, type_id) => {
                     a.relabel(*type_id, 0);
-                    a.clone()
+                    &a
                 }
                 Piece::Sequence(true, type_id) => match b.as_mut() {
                     Some(b) => {
                         b.relabel(*type_id, 1);
-                        b.clone()
+                        b
                     }
                     None => continue,
                 },
             };
-            out = Some(match out {
-                None => piece,
-                Some(o) => o.merge(&piece),
-            });
+            match &mut out {
+                None => out = Some(piece.clone()),
+                Some(o) => o.append(piece),
+            }
         }
         out.unwrap_or_default()
     }
