@@ -30,6 +30,8 @@ PAIRS = [
     (lambda m: m.Prepend("▁"), "Prepend"),
     (lambda m: m.Replace(" ", "▁"), "Replace str"),
     (lambda m: m.Replace("ab", ""), "Replace str to empty"),
+    (lambda m: m.ByteLevel(), "ByteLevel"),
+    (lambda m: m.Nmt(), "Nmt"),
     (lambda m: m.BertNormalizer(), "Bert"),
     (lambda m: m.BertNormalizer(lowercase=False, strip_accents=True), "Bert accents"),
     (lambda m: m.BertNormalizer(clean_text=False, handle_chinese_chars=False), "Bert plain"),
@@ -51,7 +53,11 @@ IDS = [name for _, name in ALL]
 
 texts = st.one_of(
     textgen.texts,
-    st.text(alphabet="aAbB éÉe\u0301\u0308İıΣσς ﬁ①ｶÅ\u212b你好\t\n\u0000\ufffd\u200b", max_size=40),
+    st.text(
+        alphabet="aAbB éÉe\u0301\u0308İıΣσς ﬁ①ｶÅ\u212b你好\t\n\u0000\ufffd\u200b"
+        "\x01\x0b\x0c\r\x1f\x7f\x85\x8f\x9f\u1680\u2028\u2581\ufeff😀",
+        max_size=40,
+    ),
 )
 
 

@@ -38,6 +38,7 @@ ALL = [
     (lambda m: m.Digits(), "Digits runs"),
     (lambda m: m.Digits(individual_digits=True), "Digits individual"),
     (lambda m: m.CharDelimiterSplit("x"), "CharDelimiterSplit"),
+    (lambda m: m.UnicodeScripts(), "UnicodeScripts"),
     *[(lambda m, b=b: m.Punctuation(b), f"Punctuation {b}") for b in BEHAVIORS],
     *[(lambda m, b=b: m.Split(" ", b), f"Split str {b}") for b in BEHAVIORS],
     *[(lambda m, b=b: m.Split(" ", b, invert=True), f"Split str inverted {b}") for b in BEHAVIORS],
@@ -52,6 +53,7 @@ IDS = [name for _, name in ALL]
 texts = st.one_of(
     textgen.texts,
     st.text(alphabet="ab x1 2,.!?-'\t\n日本。²½é", max_size=40),
+    st.text(alphabet="a -1ελжاש日本ーカひ한\u0301\u0953\u0589\U0001f600\U00011d00", max_size=40),
 )
 
 
@@ -97,6 +99,23 @@ def test_sequences_index_and_fields_change():
     ).pre_tokenize_str("a12")
     seq[0] = P.Punctuation()
     assert len(seq) == 2 and isinstance(seq[0], P.Punctuation)
+
+
+def _every_code_point() -> list[str]:
+    return [chr(u) for u in range(0x110000) if not 0xD800 <= u <= 0xDFFF]
+
+
+@pytest.mark.parametrize("glue", ["", "a", "α"], ids=["in order", "between latin", "between greek"])
+def test_unicode_scripts_groups_every_code_point_as_hf(glue):
+    # In code point order a char whose script differs from HF's shows as a cut beside the
+    # rest of its block; glued between Latin and between Greek letters, a char HF takes as
+    # "Any" (joining both) is told apart from every real script.
+    text = glue.join(_every_code_point())
+    ours_pieces = P.UnicodeScripts().pre_tokenize_str(text)
+    hf_pieces = HP.UnicodeScripts().pre_tokenize_str(text)
+    assert len(ours_pieces) == len(hf_pieces)
+    for mine, theirs in zip(ours_pieces, hf_pieces):
+        assert mine == theirs
 
 
 def test_bad_arguments_are_clear_errors():

@@ -33,6 +33,11 @@ fn table() -> &'static [char; 256] {
     })
 }
 
+/// The printable char that stands for byte `b`.
+pub fn byte_char(b: u8) -> char {
+    table()[b as usize]
+}
+
 pub fn encode(bytes: &[u8]) -> String {
     bytes.iter().map(|&b| table()[b as usize]).collect()
 }

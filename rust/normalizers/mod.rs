@@ -5,6 +5,7 @@
 //! (`case.rs`), whitespace and affixes (`strip.rs`), replacement (`replace.rs`), BERT's clean-up
 //! (over `crate::bert`), and a sequence of them.
 
+mod bytes;
 mod case;
 mod normalized;
 mod replace;
@@ -38,6 +39,10 @@ pub enum Normalizer {
         strip_accents: Option<bool>,
         lowercase: bool,
     },
+    /// Each UTF-8 byte as GPT-2's printable char.
+    ByteLevel,
+    /// SentencePiece's NMT clean-up: controls dropped, odd spaces made ' '.
+    Nmt,
     Sequence(Vec<Normalizer>),
 }
 
@@ -50,6 +55,8 @@ impl Normalizer {
             Normalizer::Strip { left, right } => n.strip(*left, *right),
             Normalizer::Prepend(s) => n.prepend(s),
             Normalizer::Replace(r) => r.apply(n),
+            Normalizer::ByteLevel => bytes::byte_level(n),
+            Normalizer::Nmt => bytes::nmt(n),
             Normalizer::Bert {
                 clean_text,
                 handle_chinese_chars,
@@ -122,7 +129,9 @@ impl Normalizer {
                     .map(|(n, at)| Normalizer::from_json(n, &at))
                     .collect::<Result<_>>()?,
             ),
-            "Nmt" | "Precompiled" | "ByteLevel" => {
+            "ByteLevel" => Normalizer::ByteLevel,
+            "Nmt" => Normalizer::Nmt,
+            "Precompiled" => {
                 return Err(Error::invalid(format!(
                     "{path}: the {kind} normalizer is not implemented yet"
                 )))
@@ -149,6 +158,8 @@ impl Normalizer {
             Normalizer::Unicode(form) => typed(form.name(), json!({})),
             Normalizer::Lowercase => typed("Lowercase", json!({})),
             Normalizer::StripAccents => typed("StripAccents", json!({})),
+            Normalizer::ByteLevel => typed("ByteLevel", json!({})),
+            Normalizer::Nmt => typed("Nmt", json!({})),
             Normalizer::Strip { left, right } => {
                 typed("Strip", json!({"strip_left": left, "strip_right": right}))
             }

@@ -356,7 +356,13 @@ impl Pipeline {
                 | Normalizer::StripAccents
                 | Normalizer::Bert { .. } => true,
                 Normalizer::Sequence(all) => all.iter().all(local),
-                Normalizer::Strip { .. } | Normalizer::Prepend(_) | Normalizer::Replace(_) => false,
+                // Nmt drops U+000B (whitespace) and makes U+200B a space; ByteLevel turns
+                // every space into a printable char: either moves a word boundary.
+                Normalizer::Strip { .. }
+                | Normalizer::Prepend(_)
+                | Normalizer::Replace(_)
+                | Normalizer::ByteLevel
+                | Normalizer::Nmt => false,
             }
         }
         fn drops_whitespace(p: &PreTokenizer) -> bool {

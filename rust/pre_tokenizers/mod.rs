@@ -6,6 +6,7 @@
 //! (`rewrite.rs`: ByteLevel, Metaspace).
 
 mod rewrite;
+mod scripts;
 pub mod split;
 
 use crate::options::{metaspace_fields, metaspace_json};
@@ -38,6 +39,8 @@ pub enum PreTokenizer {
     Bert,
     /// Pieces of `length` chars (the last may be shorter); `length` is at least 1.
     FixedLength(usize),
+    /// A cut where the Unicode script changes (`scripts.rs`).
+    UnicodeScripts,
     /// GPT-2's bytes as printable chars, optionally after a space and GPT-2's pattern
     /// (`trim_offsets` is the post-processor's business; kept for the JSON form).
     ByteLevel(ByteLevelOptions),
@@ -136,6 +139,7 @@ impl PreTokenizer {
                 crate::bert::for_each_word(part, |s, e| out.push((s, e)));
                 out
             }
+            PreTokenizer::UnicodeScripts => scripts::cut(part),
             PreTokenizer::FixedLength(n) => {
                 let starts: Vec<usize> = part.char_indices().map(|(i, _)| i).collect();
                 starts
@@ -218,11 +222,7 @@ impl PreTokenizer {
                     .map(|(p, at)| PreTokenizer::from_json(p, &at))
                     .collect::<Result<_>>()?,
             ),
-            "UnicodeScripts" => {
-                return Err(Error::invalid(format!(
-                    "{path}: the {kind} pre-tokenizer is not in this stage yet"
-                )))
-            }
+            "UnicodeScripts" => PreTokenizer::UnicodeScripts,
             other => {
                 return Err(Error::invalid(format!(
                     "{path}: unknown pre-tokenizer type {other:?}"
@@ -239,6 +239,7 @@ impl PreTokenizer {
             PreTokenizer::WhitespaceSplit => json!({"type": "WhitespaceSplit"}),
             PreTokenizer::Bert => json!({"type": "BertPreTokenizer"}),
             PreTokenizer::FixedLength(n) => json!({"type": "FixedLength", "length": n}),
+            PreTokenizer::UnicodeScripts => json!({"type": "UnicodeScripts"}),
             PreTokenizer::Punctuation(b) => {
                 json!({"type": "Punctuation", "behavior": b.json_name()})
             }

@@ -17,6 +17,7 @@ fn all() -> Vec<PreTokenizer> {
         PreTokenizer::Digits { individual: true },
         PreTokenizer::Digits { individual: false },
         PreTokenizer::CharDelimiterSplit('x'),
+        PreTokenizer::UnicodeScripts,
         split(" ", false, Behavior::MergedWithPrevious, false),
         split(r"\s+", true, Behavior::Removed, true),
         split(r"\d", true, Behavior::Contiguous, false),
@@ -101,10 +102,10 @@ fn json_round_trips_and_errors_name_their_place() {
         e.contains("pre_tokenizer.behavior") && e.contains("Up"),
         "{e}"
     );
-    let v = serde_json::json!({"type": "Sequence", "pretokenizers": [{"type": "UnicodeScripts"}]});
+    let v = serde_json::json!({"type": "Sequence", "pretokenizers": [{"type": "Scripted"}]});
     let e = PreTokenizer::from_json(&v, "p").unwrap_err().to_string();
     assert!(
-        e.contains("p.pretokenizers[0]") && e.contains("UnicodeScripts"),
+        e.contains("p.pretokenizers[0]") && e.contains("Scripted"),
         "{e}"
     );
 }

@@ -46,6 +46,16 @@ impl PyNormalizer {
     }
 
     #[staticmethod]
+    fn byte_level() -> Self {
+        wrap(Normalizer::ByteLevel)
+    }
+
+    #[staticmethod]
+    fn nmt() -> Self {
+        wrap(Normalizer::Nmt)
+    }
+
+    #[staticmethod]
     fn strip(left: bool, right: bool) -> Self {
         wrap(Normalizer::Strip { left, right })
     }

@@ -38,6 +38,11 @@ impl PyPreTokenizer {
     }
 
     #[staticmethod]
+    fn unicode_scripts() -> Self {
+        wrap(PreTokenizer::UnicodeScripts)
+    }
+
+    #[staticmethod]
     fn fixed_length(length: usize) -> PyResult<Self> {
         if length == 0 {
             return Err(pyo3::exceptions::PyValueError::new_err(

@@ -10,11 +10,13 @@ from ._component import Component, SequenceOf, literal_or_regex
 
 __all__ = [
     "BertNormalizer",
+    "ByteLevel",
     "Lowercase",
     "NFC",
     "NFD",
     "NFKC",
     "NFKD",
+    "Nmt",
     "Normalizer",
     "Prepend",
     "Replace",
@@ -59,6 +61,21 @@ class StripAccents(Normalizer):
 
     def _build(self):
         return _core.CoreNormalizer.strip_accents()
+
+
+class ByteLevel(Normalizer):
+    """Each UTF-8 byte as GPT-2's printable character (the byte-level alphabet)."""
+
+    def _build(self):
+        return _core.CoreNormalizer.byte_level()
+
+
+class Nmt(Normalizer):
+    """SentencePiece's NMT clean-up: control characters dropped; tabs, line breaks and a few
+    invisible characters made plain spaces."""
+
+    def _build(self):
+        return _core.CoreNormalizer.nmt()
 
 
 class Strip(Normalizer):

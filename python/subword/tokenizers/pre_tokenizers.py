@@ -28,6 +28,7 @@ __all__ = [
     "Punctuation",
     "Sequence",
     "Split",
+    "UnicodeScripts",
     "Whitespace",
     "WhitespaceSplit",
 ]
@@ -56,6 +57,14 @@ class Whitespace(PreTokenizer):
 
     def _build(self):
         return _core.CorePreTokenizer.whitespace()
+
+
+class UnicodeScripts(PreTokenizer):
+    """A cut wherever the Unicode script changes (Hiragana and Katakana count as Han; spaces
+    join the run they stand in), as SentencePiece groups characters."""
+
+    def _build(self):
+        return _core.CorePreTokenizer.unicode_scripts()
 
 
 class WhitespaceSplit(PreTokenizer):
