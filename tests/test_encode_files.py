@@ -11,9 +11,10 @@ import os
 
 import numpy as np
 import pytest
+import refdata
 import small_tokenizers
 import subword
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from subword import tokenizers as hf
 
@@ -97,6 +98,8 @@ def test_separator_and_jsonl_and_gzip_are_the_same_documents(encodings, tmp_path
         assert stream_and_index(tmp_path / name) == want, name
 
 
+# Each example writes and reads a shard directory: a tenth of the profile's examples.
+@settings(max_examples=max(30, refdata.hypothesis_examples() // 10))
 @given(
     docs=st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=30), max_size=12),
     shard_tokens=st.integers(1, 40),

@@ -4,6 +4,7 @@ normalized character (through HF's own offsets), pickling and the errors."""
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import pytest
@@ -12,6 +13,7 @@ import textgen
 import tokenizers as hf
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spm_charsmaps import RULES, charsmap
 from subword.tokenizers import normalizers as N
 
 HN = hf.normalizers
@@ -32,6 +34,8 @@ PAIRS = [
     (lambda m: m.Replace("ab", ""), "Replace str to empty"),
     (lambda m: m.ByteLevel(), "ByteLevel"),
     (lambda m: m.Nmt(), "Nmt"),
+    (lambda m: m.Precompiled(charsmap("nmt_nfkc")), "Precompiled nmt_nfkc"),
+    (lambda m: m.Precompiled(charsmap("nmt_nfkc_cf")), "Precompiled nmt_nfkc_cf"),
     (lambda m: m.BertNormalizer(), "Bert"),
     (lambda m: m.BertNormalizer(lowercase=False, strip_accents=True), "Bert accents"),
     (lambda m: m.BertNormalizer(clean_text=False, handle_chinese_chars=False), "Bert plain"),
@@ -58,6 +62,8 @@ texts = st.one_of(
         "\x01\x0b\x0c\r\x1f\x7f\x85\x8f\x9f\u1680\u2028\u2581\ufeff😀",
         max_size=40,
     ),
+    # Graphemes of several chars (what Precompiled looks up whole), expansions next to removals.
+    st.text(alphabet="™\x1eg \u200d👨👩👧\U0001f3fdᄀ\u1161\u11a8가ǅ\u3000ﷺ㍿e\u0301", max_size=30),
 )
 
 
@@ -170,3 +176,61 @@ def test_bad_arguments_are_clear_errors():
         N.Sequence([N.NFC(), "NFD"])
     with pytest.raises(TypeError, match="str"):
         N.NFC().normalize_str(b"bytes")
+
+
+def _every_code_point() -> str:
+    return "".join(chr(u) for u in range(0x110000) if not 0xD800 <= u <= 0xDFFF)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_precompiled_maps_every_code_point_as_hf(rule):
+    blob = charsmap(rule)
+    text = _every_code_point()
+    assert N.Precompiled(blob).normalize_str(text) == HN.Precompiled(blob).normalize_str(text)
+
+
+def test_precompiled_round_trips_through_tokenizer_json():
+    import json
+
+    blob = charsmap("nmt_nfkc")
+    state = json.loads(N.Precompiled(blob).__getstate__())
+    assert state == json.loads(HN.Precompiled(blob).__getstate__())
+    tok = ours.Tokenizer(ours.models.WordLevel({"a": 0}, unk_token="a"))
+    tok.normalizer = N.Precompiled(blob)
+    back = ours.Tokenizer.from_str(tok.to_str())
+    assert isinstance(back.normalizer, N.Precompiled)
+    assert back.normalizer.normalize_str("ﬁ①ｶ") == HN.Precompiled(blob).normalize_str("ﬁ①ｶ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_damaged_charsmap_is_refused_or_works_never_crashes(data):
+    # Cut short, or bytes of the trie changed: reading checks the whole trie, so each either
+    # fails with a ValueError or normalizes without reading outside the blob.
+    blob = bytearray(charsmap("nmt_nfkc"))
+    if data.draw(st.booleans()):
+        blob = blob[: data.draw(st.integers(0, len(blob)))]
+    else:
+        trie_end = 4 + int.from_bytes(blob[:4], "little")
+        for _ in range(data.draw(st.integers(1, 8))):
+            at = data.draw(st.integers(0, trie_end + 16))
+            blob[at] = data.draw(st.integers(0, 255))
+    try:
+        n = N.Precompiled(bytes(blob))
+    except ValueError as e:
+        assert "charsmap" in str(e)
+        return
+    n.normalize_str("ﬁ①ｶ Å\u212b 你好 e\u0301 \x01™ 😀")
+
+
+def test_precompiled_refuses_what_is_not_a_charsmap():
+    for blob in (b"", b"\x00\x00\x00\x00", b"\xff\xff\xff\xff" + b"x" * 8, b"abcdefgh"):
+        with pytest.raises(ValueError, match="charsmap"):
+            N.Precompiled(blob)
+    with pytest.raises(TypeError, match="bytes"):
+        N.Precompiled("not bytes")
+    bad = {"type": "Precompiled", "precompiled_charsmap": "!!not base64"}
+    tok = json.loads(ours.Tokenizer(ours.models.WordLevel({"a": 0}, unk_token="a")).to_str())
+    tok["normalizer"] = bad
+    with pytest.raises(ValueError, match="normalizer.precompiled_charsmap"):
+        ours.Tokenizer.from_str(json.dumps(tok))

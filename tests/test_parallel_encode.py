@@ -9,7 +9,7 @@ import refdata
 import subword
 import textgen
 from conftest import load_pair
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 ENCODINGS = ["r50k_base", "cl100k_base", "o200k_base"]
@@ -31,6 +31,7 @@ def restore_threads():
 
 
 @pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=refdata.hypothesis_examples(local=300, ci=3000))
 @given(text=texts_with_lines, part_len=st.integers(1, 64))
 def test_any_parts_give_tiktokens_ids(name, text, part_len):
     sw, tk = load_pair(name)

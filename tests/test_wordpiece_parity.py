@@ -521,6 +521,7 @@ def test_decode_any_ids_hypothesis(plain, ids):
     check_decode(*plain, ids)
 
 
+@settings(max_examples=refdata.hypothesis_examples(local=300, ci=3000))
 @given(text=bert_texts)
 def test_file_settings_hypothesis(raw, text):
     """Truncation 128 + Fixed(128) padding from the file, on single texts and pairs."""

@@ -8,6 +8,7 @@
 mod bytes;
 mod case;
 mod normalized;
+mod precompiled;
 mod replace;
 mod strip;
 mod unicode;
@@ -19,6 +20,9 @@ pub use unicode::UnicodeForm;
 use crate::bert::normalize::BertNormalizer;
 use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
+pub use precompiled::Precompiled;
 use serde_json::{json, Map, Value};
 
 #[derive(Clone, Debug)]
@@ -43,6 +47,8 @@ pub enum Normalizer {
     ByteLevel,
     /// SentencePiece's NMT clean-up: controls dropped, odd spaces made ' '.
     Nmt,
+    /// SentencePiece's compiled rules (`precompiled.rs`).
+    Precompiled(Precompiled),
     Sequence(Vec<Normalizer>),
 }
 
@@ -57,6 +63,7 @@ impl Normalizer {
             Normalizer::Replace(r) => r.apply(n),
             Normalizer::ByteLevel => bytes::byte_level(n),
             Normalizer::Nmt => bytes::nmt(n),
+            Normalizer::Precompiled(p) => p.apply(n),
             Normalizer::Bert {
                 clean_text,
                 handle_chinese_chars,
@@ -132,9 +139,14 @@ impl Normalizer {
             "ByteLevel" => Normalizer::ByteLevel,
             "Nmt" => Normalizer::Nmt,
             "Precompiled" => {
-                return Err(Error::invalid(format!(
-                    "{path}: the {kind} normalizer is not implemented yet"
-                )))
+                let at = f.at("precompiled_charsmap");
+                let text = f.text("precompiled_charsmap", None)?;
+                let bytes = BASE64
+                    .decode(text.as_bytes())
+                    .map_err(|e| Error::invalid(format!("{at}: not base64 ({e})")))?;
+                Normalizer::Precompiled(
+                    Precompiled::new(bytes).map_err(|e| Error::invalid(format!("{at}: {e}")))?,
+                )
             }
             other => {
                 return Err(Error::invalid(format!(
@@ -160,6 +172,10 @@ impl Normalizer {
             Normalizer::StripAccents => typed("StripAccents", json!({})),
             Normalizer::ByteLevel => typed("ByteLevel", json!({})),
             Normalizer::Nmt => typed("Nmt", json!({})),
+            Normalizer::Precompiled(p) => typed(
+                "Precompiled",
+                json!({ "precompiled_charsmap": BASE64.encode(p.charsmap()) }),
+            ),
             Normalizer::Strip { left, right } => {
                 typed("Strip", json!({"strip_left": left, "strip_right": right}))
             }

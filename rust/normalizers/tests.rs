@@ -95,7 +95,7 @@ fn unknown_or_unimplemented_parts_name_their_place() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("normalizer.normalizers[1]") && e.contains("Precompiled"),
+        e.contains("normalizer.normalizers[1].precompiled_charsmap") && e.contains("header"),
         "{e}"
     );
     let v = serde_json::json!({"type": "Strip", "strip_left": "yes"});

@@ -362,7 +362,8 @@ impl Pipeline {
                 | Normalizer::Prepend(_)
                 | Normalizer::Replace(_)
                 | Normalizer::ByteLevel
-                | Normalizer::Nmt => false,
+                | Normalizer::Nmt
+                | Normalizer::Precompiled(_) => false,
             }
         }
         fn drops_whitespace(p: &PreTokenizer) -> bool {

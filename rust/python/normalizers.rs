@@ -3,7 +3,9 @@
 //! wrap it.
 
 use super::to_py;
-use crate::normalizers::{Normalized, Normalizer, Replace, ReplacePattern, UnicodeForm};
+use crate::normalizers::{
+    Normalized, Normalizer, Precompiled, Replace, ReplacePattern, UnicodeForm,
+};
 use pyo3::prelude::*;
 
 #[pyclass(module = "subword._core", name = "CoreNormalizer", frozen)]
@@ -63,6 +65,14 @@ impl PyNormalizer {
     #[staticmethod]
     fn prepend(prepend: String) -> Self {
         wrap(Normalizer::Prepend(prepend))
+    }
+
+    /// `charsmap`: a SentencePiece model's `precompiled_charsmap` bytes.
+    #[staticmethod]
+    fn precompiled(charsmap: Vec<u8>) -> PyResult<Self> {
+        Ok(wrap(Normalizer::Precompiled(
+            Precompiled::new(charsmap).map_err(to_py)?,
+        )))
     }
 
     /// `pattern` is matched literally unless `regex`.

@@ -4,6 +4,7 @@ JSON text; the core object read in Rust is kept as the wrapper's own, so nothing
 
 from __future__ import annotations
 
+import base64
 import re
 from types import ModuleType
 from typing import Any
@@ -62,6 +63,8 @@ def from_state(state: dict, module: ModuleType) -> Any:
             value = Regex(value["Regex"]) if "Regex" in value else value["String"]
         elif key == "behavior":
             value = _snake(value)
+        elif key == "precompiled_charsmap":
+            value = base64.b64decode(value)
         elif key == "merges":
             value = [tuple(m) for m in value]
         args[renamed.get(key, key)] = value

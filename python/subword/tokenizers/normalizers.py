@@ -18,6 +18,7 @@ __all__ = [
     "NFKD",
     "Nmt",
     "Normalizer",
+    "Precompiled",
     "Prepend",
     "Replace",
     "Sequence",
@@ -76,6 +77,32 @@ class Nmt(Normalizer):
 
     def _build(self):
         return _core.CoreNormalizer.nmt()
+
+
+class Precompiled(Normalizer):
+    """SentencePiece's compiled normalization rules: ``precompiled_charsmap`` is the bytes of a
+    model's ``normalizer_spec.precompiled_charsmap`` (as in a converted tokenizer.json)."""
+
+    def __init__(self, precompiled_charsmap: bytes | bytearray | list[int]):
+        if isinstance(precompiled_charsmap, str) or not isinstance(
+            precompiled_charsmap, (bytes, bytearray, list)
+        ):
+            raise TypeError(
+                "Precompiled expects the charsmap as bytes, got "
+                f"{type(precompiled_charsmap).__name__}"
+            )
+        object.__setattr__(self, "_charsmap", bytes(precompiled_charsmap))
+        self._core_object()  # a malformed charsmap fails here, not on first use
+
+    @property
+    def precompiled_charsmap(self):
+        raise AttributeError("Precompiled.precompiled_charsmap cannot be read, as in HF")
+
+    def _build(self):
+        return _core.CoreNormalizer.precompiled(self.__dict__["_charsmap"])
+
+    def _args(self) -> tuple:
+        return (self.__dict__["_charsmap"],)
 
 
 class Strip(Normalizer):
