@@ -59,7 +59,7 @@ impl Precompiled {
             Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         };
         let trie_bytes = word(0).ok_or_else(|| bad("shorter than its 4-byte header"))? as usize;
-        if trie_bytes % 4 != 0 || trie_bytes == 0 || 4 + trie_bytes > charsmap.len() {
+        if !trie_bytes.is_multiple_of(4) || trie_bytes == 0 || 4 + trie_bytes > charsmap.len() {
             return Err(bad("the trie length does not fit the data"));
         }
         let units: Vec<u32> = (0..trie_bytes / 4)
