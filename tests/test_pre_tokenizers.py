@@ -101,16 +101,12 @@ def test_sequences_index_and_fields_change():
     assert len(seq) == 2 and isinstance(seq[0], P.Punctuation)
 
 
-def _every_code_point() -> list[str]:
-    return [chr(u) for u in range(0x110000) if not 0xD800 <= u <= 0xDFFF]
-
-
 @pytest.mark.parametrize("glue", ["", "a", "α"], ids=["in order", "between latin", "between greek"])
 def test_unicode_scripts_groups_every_code_point_as_hf(glue):
     # In code point order a char whose script differs from HF's shows as a cut beside the
     # rest of its block; glued between Latin and between Greek letters, a char HF takes as
     # "Any" (joining both) is told apart from every real script.
-    text = glue.join(_every_code_point())
+    text = glue.join(textgen.every_code_point())
     ours_pieces = P.UnicodeScripts().pre_tokenize_str(text)
     hf_pieces = HP.UnicodeScripts().pre_tokenize_str(text)
     assert len(ours_pieces) == len(hf_pieces)

@@ -204,3 +204,8 @@ def special_case(specials) -> st.SearchStrategy[tuple[str, frozenset[str]]]:
 def id_sequences(ids: tuple[int, ...], max_size: int = 12) -> st.SearchStrategy[list[int]]:
     """Lists of ids drawn from `ids`."""
     return st.lists(st.sampled_from(ids), max_size=max_size)
+
+
+def every_code_point() -> list[str]:
+    """Every Unicode scalar value, as one-char strings, in code point order."""
+    return [chr(u) for u in range(0x110000) if not 0xD800 <= u <= 0xDFFF]

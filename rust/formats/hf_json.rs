@@ -9,6 +9,7 @@
 //! and id order agree, which is what makes rank = id exact.
 
 use super::byte_unicode;
+use super::onig::{interval_dialect, Dialect};
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
 use crate::pretokenize::{GPT2_ORIGINAL_PATTERN, GPT2_PATTERN};
@@ -125,32 +126,6 @@ pub fn render(encoder: &Encoder, prefix_space: bool) -> String {
         },
     });
     serde_json::to_string_pretty(&doc).expect("a JSON value serializes")
-}
-
-enum Dialect {
-    /// Oniguruma (HF's engine) reads `X{1,3}+` as "`X{1,3}`, one or more times".
-    Onig,
-    /// fancy-regex reads `X{1,3}+` as a possessive `X{1,3}`.
-    Rust,
-}
-
-/// Rewrite `atom{n,m}+` so that the other engine means the same: for Oniguruma a possessive interval
-/// becomes an atomic group `(?>atom{n,m})`; an Oniguruma pattern's `atom{n,m}+` becomes
-/// `(?:atom{n,m})+` for fancy-regex. (cl100k's `\p{N}{1,3}+` is the case that matters: read by
-/// Oniguruma as written, it would keep "1900" whole.)
-fn interval_dialect(pattern: &str, to: Dialect) -> String {
-    static RE: std::sync::OnceLock<fancy_regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| {
-        fancy_regex::Regex::new(
-            r"(?<!\\)(\\[pP]\{[^}]*\}|\[(?:\\.|[^\]])*\]|\\.|[^\\()|])(\{\d+(?:,\d*)?\})\+",
-        )
-        .expect("valid rewrite pattern")
-    });
-    let replacement = match to {
-        Dialect::Onig => "(?>$1$2)",
-        Dialect::Rust => "(?:$1$2)+",
-    };
-    re.replace_all(pattern, replacement).into_owned()
 }
 
 fn unsupported(what: &str, v: &Value) -> Error {
@@ -410,22 +385,4 @@ fn check_merge_order(
         out.push((ab, bb));
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::pretokenize::CL100K_PATTERN;
-
-    #[test]
-    fn possessive_intervals_are_rewritten_per_engine() {
-        let onig = interval_dialect(CL100K_PATTERN, Dialect::Onig);
-        assert!(onig.contains(r"|(?>\p{N}{1,3})|"), "{onig}");
-        assert_eq!(onig.matches("(?>").count(), 1);
-        assert_eq!(
-            interval_dialect(r"[a-z]{2}+|\d{1,3}+x", Dialect::Rust),
-            r"(?:[a-z]{2})+|(?:\d{1,3})+x"
-        );
-        assert_eq!(interval_dialect(r"a{2}|b+", Dialect::Onig), r"a{2}|b+");
-    }
 }

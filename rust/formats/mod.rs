@@ -6,6 +6,7 @@ pub mod hf_json;
 pub mod hf_post;
 pub mod hf_wordpiece;
 pub mod json_fields;
+pub mod onig;
 pub mod tekken;
 pub mod tiktoken;
 

@@ -1,8 +1,9 @@
 //! HF's Replace: every match of a string or a regex becomes `content`.
 //!
 //! A string pattern is matched literally, leftmost first, without overlaps. A regex runs on
-//! fancy-regex, where HF uses Oniguruma: the usual syntax is the same, exotic constructs may
-//! differ (then the regex is refused or matches differently; the README says so). Empty matches
+//! fancy-regex, where HF uses Oniguruma, rewritten where the two differ (`formats/onig.rs`);
+//! exotic constructs may still differ (then the regex is refused or matches differently; the
+//! README says so). Empty matches
 //! are skipped, so a pattern that can match nothing still terminates and inserts nothing there.
 
 use super::Normalized;
@@ -60,10 +61,7 @@ impl Replace {
                 ))
             }
             ReplacePattern::String(_) => None,
-            ReplacePattern::Regex(r) => Some(
-                fancy_regex::Regex::new(r)
-                    .map_err(|e| Error::invalid(format!("Replace: invalid regex {r:?}: {e}")))?,
-            ),
+            ReplacePattern::Regex(r) => Some(crate::formats::onig::regex(r, "Replace")?),
         };
         Ok(Replace {
             pattern,

@@ -145,13 +145,12 @@ pub struct Split {
 
 impl Split {
     pub fn new(pattern: String, is_regex: bool, behavior: Behavior, invert: bool) -> Result<Self> {
-        let source = if is_regex {
-            pattern.clone()
+        let re = if is_regex {
+            crate::formats::onig::regex(&pattern, "Split")?
         } else {
-            fancy_regex::escape(&pattern).into_owned()
+            fancy_regex::Regex::new(&fancy_regex::escape(&pattern))
+                .map_err(|e| Error::invalid(format!("Split: invalid pattern {pattern:?}: {e}")))?
         };
-        let re = fancy_regex::Regex::new(&source)
-            .map_err(|e| Error::invalid(format!("Split: invalid regex {pattern:?}: {e}")))?;
         Ok(Split {
             pattern,
             is_regex,
