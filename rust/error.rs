@@ -31,6 +31,10 @@ pub enum Error {
     /// The caller asked to stop (Ctrl-C during training); nothing was produced.
     #[error("interrupted")]
     Interrupted,
+    /// An error raised by a component written outside the crate (a Python object behind a
+    /// custom normalizer, pre-tokenizer or decoder), kept whole so the bindings raise it again.
+    #[error("{0}")]
+    External(Box<dyn std::error::Error + Send + Sync>),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

@@ -3,12 +3,14 @@
 mod args;
 mod classic;
 mod core_bpe;
+mod custom;
 mod decoders;
 mod files;
 mod id_lists;
 mod normalizers;
 mod pipeline;
 mod pre_tokenizers;
+mod strings;
 mod trainer;
 mod values;
 mod wordpiece;
@@ -62,6 +64,11 @@ fn to_py(err: Error) -> PyErr {
         Error::Pattern(_) | Error::Invalid(_) | Error::Format { .. } => {
             PyValueError::new_err(err.to_string())
         }
+        // A Python component's own exception, raised again as it was.
+        Error::External(e) => match e.downcast::<PyErr>() {
+            Ok(e) => *e,
+            Err(e) => PyValueError::new_err(e.to_string()),
+        },
         // The exception the signal handler raised (KeyboardInterrupt for Ctrl-C), kept by
         // `interrupted` on this thread.
         Error::Interrupted => PENDING_SIGNAL
@@ -134,6 +141,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<normalizers::PyNormalizer>()?;
     m.add_class::<decoders::PyDecoder>()?;
     m.add_class::<pre_tokenizers::PyPreTokenizer>()?;
+    m.add_class::<strings::PyNormalizedString>()?;
+    m.add_class::<strings::PyPreTokenizedString>()?;
     m.add_class::<pipeline::PyModel>()?;
     m.add_class::<pipeline::PyPipeline>()?;
     m.add_class::<pipeline::PyDecodeStream>()?;

@@ -190,6 +190,8 @@ def test_bad_training_calls_are_clear_errors(tmp_path):
             wp.train_from_iterator(["a b"], ours.trainers.WordPieceTrainer(**setting))
     with pytest.raises(NotImplementedError, match="Unigram"):
         ours.trainers.UnigramTrainer()
+    with pytest.raises(NotImplementedError, match="no Unigram model"):
+        ours.models.Unigram([("a", -1.0)])
     with pytest.raises(TypeError, match="vocab_size"):
         ours.trainers.BpeTrainer(vocab_size=-1)
     with pytest.raises(TypeError, match="initial_alphabet"):

@@ -226,8 +226,10 @@ impl AddedVocabulary {
                 raw.push((t.content.clone(), *id));
                 continue;
             }
-            let form =
-                normalizer.map_or_else(|| t.content.clone(), |n| n.normalize_str(&t.content));
+            let form = match normalizer {
+                Some(n) => n.normalize_str(&t.content)?,
+                None => t.content.clone(),
+            };
             if form != t.content {
                 v.normalized_form.insert(*id, form.clone());
             }

@@ -5,6 +5,7 @@
 //! word marks (`marks.rs`: WordPiece, Metaspace, BPEDecoder, CTC, Strip, Fuse, Replace).
 
 mod bytes;
+mod custom;
 mod marks;
 
 use crate::error::{Error, Result};
@@ -12,6 +13,7 @@ use crate::formats::json_fields::Fields;
 use crate::normalizers::{Replace, ReplacePattern};
 use crate::options::{metaspace_fields, metaspace_json};
 pub use crate::options::{ByteLevelOptions, PrependScheme};
+pub use custom::{CustomDecoder, DecodeFn};
 use serde_json::{json, Value};
 
 #[derive(Clone, Debug)]
@@ -44,12 +46,18 @@ pub enum Decoder {
     Fuse,
     Replace(Replace),
     Sequence(Vec<Decoder>),
+    /// A Python object's `decode_chain` (`custom.rs`).
+    Custom(CustomDecoder),
 }
 
+/// HF's words, and what to do about it.
+const CUSTOM_NOT_SAVED: &str = "Custom PyDecoder cannot be serialized: a Python object's \
+     decode_chain has no tokenizer.json form; set a built-in decoder before saving or pickling";
+
 impl Decoder {
-    /// HF's `decode_chain`.
-    pub fn decode_chain(&self, tokens: Vec<String>) -> Vec<String> {
-        match self {
+    /// HF's `decode_chain` (only a custom decoder fails).
+    pub fn decode_chain(&self, tokens: Vec<String>) -> Result<Vec<String>> {
+        Ok(match self {
             Decoder::ByteLevel(_) => bytes::byte_level(tokens),
             Decoder::ByteFallback => bytes::byte_fallback(tokens),
             Decoder::WordPiece { prefix, cleanup } => marks::wordpiece(tokens, prefix, *cleanup),
@@ -71,13 +79,20 @@ impl Decoder {
             } => marks::strip(tokens, *content, *start, *stop),
             Decoder::Fuse => vec![tokens.concat()],
             Decoder::Replace(r) => tokens.iter().map(|t| r.replace_str(t)).collect(),
-            Decoder::Sequence(parts) => parts.iter().fold(tokens, |t, d| d.decode_chain(t)),
-        }
+            Decoder::Sequence(parts) => {
+                let mut tokens = tokens;
+                for d in parts {
+                    tokens = d.decode_chain(tokens)?;
+                }
+                tokens
+            }
+            Decoder::Custom(c) => c.0.decode_chain(tokens)?,
+        })
     }
 
     /// The text of `tokens`.
-    pub fn decode(&self, tokens: Vec<String>) -> String {
-        self.decode_chain(tokens).concat()
+    pub fn decode(&self, tokens: Vec<String>) -> Result<String> {
+        Ok(self.decode_chain(tokens)?.concat())
     }
 
     /// From HF's tokenizer.json form; `path` names the place in the file for errors.
@@ -133,9 +148,9 @@ impl Decoder {
         })
     }
 
-    /// HF's tokenizer.json form.
-    pub fn to_json(&self) -> Value {
-        match self {
+    /// HF's tokenizer.json form; a custom decoder has none (HF's message).
+    pub fn to_json(&self) -> Result<Value> {
+        Ok(match self {
             Decoder::ByteLevel(o) => o.to_json(),
             Decoder::ByteFallback => json!({"type": "ByteFallback"}),
             Decoder::Fuse => json!({"type": "Fuse"}),
@@ -172,9 +187,10 @@ impl Decoder {
             }),
             Decoder::Sequence(parts) => json!({
                 "type": "Sequence",
-                "decoders": parts.iter().map(Decoder::to_json).collect::<Vec<_>>(),
+                "decoders": parts.iter().map(Decoder::to_json).collect::<Result<Vec<_>>>()?,
             }),
-        }
+            Decoder::Custom(_) => return Err(Error::invalid(CUSTOM_NOT_SAVED)),
+        })
     }
 }
 

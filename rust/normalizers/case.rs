@@ -30,3 +30,8 @@ pub fn bert(b: &BertNormalizer, n: &mut Normalized) {
     let dest: Vec<(usize, usize)> = out.origin.iter().map(|&i| char_range(i)).collect();
     n.replace_all(out.text, &dest);
 }
+
+/// Each char's full uppercase mapping, char by char (HF's `NormalizedString.uppercase`).
+pub fn uppercase(n: &mut Normalized) {
+    n.flat_map(char::to_uppercase);
+}

@@ -7,12 +7,15 @@
 
 mod bytes;
 mod case;
+mod custom;
 mod normalized;
 mod precompiled;
 mod replace;
 mod strip;
 mod unicode;
 
+pub use case::uppercase;
+pub use custom::{CustomNormalizer, NormalizeFn};
 pub use normalized::Normalized;
 pub use replace::{Replace, ReplacePattern};
 pub use unicode::UnicodeForm;
@@ -24,6 +27,10 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 pub use precompiled::Precompiled;
 use serde_json::{json, Map, Value};
+
+/// HF's words, and what to do about it.
+const CUSTOM_NOT_SAVED: &str = "Custom Normalizer cannot be serialized: a Python object's \
+     normalize has no tokenizer.json form; set a built-in normalizer before saving or pickling";
 
 #[derive(Clone, Debug)]
 pub enum Normalizer {
@@ -50,10 +57,14 @@ pub enum Normalizer {
     /// SentencePiece's compiled rules (`precompiled.rs`).
     Precompiled(Precompiled),
     Sequence(Vec<Normalizer>),
+    /// A Python object's `normalize` (`custom.rs`).
+    Custom(CustomNormalizer),
 }
 
 impl Normalizer {
-    pub fn normalize(&self, n: &mut Normalized) {
+    /// Normalize `n`, whose alignments point into `original` (only a custom normalizer reads
+    /// it; only a custom one fails).
+    pub fn normalize(&self, original: &str, n: &mut Normalized) -> Result<()> {
         match self {
             Normalizer::Unicode(form) => form.apply(n),
             Normalizer::Lowercase => case::lowercase(n),
@@ -80,17 +91,28 @@ impl Normalizer {
             }
             Normalizer::Sequence(parts) => {
                 for p in parts {
-                    p.normalize(n);
+                    p.normalize(original, n)?;
                 }
             }
+            Normalizer::Custom(c) => c.0.normalize(original, n)?,
         }
+        Ok(())
     }
 
     /// The normalized text of `text`.
-    pub fn normalize_str(&self, text: &str) -> String {
+    pub fn normalize_str(&self, text: &str) -> Result<String> {
         let mut n = Normalized::new(text);
-        self.normalize(&mut n);
-        n.into_normalized()
+        self.normalize(text, &mut n)?;
+        Ok(n.into_normalized())
+    }
+
+    /// Whether a custom (Python) normalizer is part of this one.
+    pub fn is_custom(&self) -> bool {
+        match self {
+            Normalizer::Custom(_) => true,
+            Normalizer::Sequence(parts) => parts.iter().any(Normalizer::is_custom),
+            _ => false,
+        }
     }
 
     /// From HF's tokenizer.json form; `path` names the place in the file for errors.
@@ -156,8 +178,8 @@ impl Normalizer {
         })
     }
 
-    /// HF's tokenizer.json form.
-    pub fn to_json(&self) -> Value {
+    /// HF's tokenizer.json form; a custom normalizer has none (HF's message).
+    pub fn to_json(&self) -> Result<Value> {
         let typed = |kind: &str, rest: Value| {
             let mut m = Map::new();
             m.insert("type".into(), Value::String(kind.into()));
@@ -166,7 +188,7 @@ impl Normalizer {
             }
             Value::Object(m)
         };
-        match self {
+        Ok(match self {
             Normalizer::Unicode(form) => typed(form.name(), json!({})),
             Normalizer::Lowercase => typed("Lowercase", json!({})),
             Normalizer::StripAccents => typed("StripAccents", json!({})),
@@ -200,9 +222,10 @@ impl Normalizer {
             ),
             Normalizer::Sequence(parts) => typed(
                 "Sequence",
-                json!({ "normalizers": parts.iter().map(Normalizer::to_json).collect::<Vec<_>>() }),
+                json!({ "normalizers": parts.iter().map(Normalizer::to_json).collect::<Result<Vec<_>>>()? }),
             ),
-        }
+            Normalizer::Custom(_) => return Err(Error::invalid(CUSTOM_NOT_SAVED)),
+        })
     }
 }
 

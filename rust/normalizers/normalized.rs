@@ -18,6 +18,10 @@ pub struct Normalized {
     original_len: usize,
     normalized: String,
     align: Vec<(usize, usize)>,
+    /// The original bytes this string stands for: the whole text, or what a slice covered
+    /// when it was cut. Edits leave it as it is, so a piece stripped or emptied still reports
+    /// where it came from (HF's `offsets_original`).
+    span: (usize, usize),
 }
 
 impl Normalized {
@@ -31,6 +35,7 @@ impl Normalized {
             original_len: text.len(),
             normalized: text.to_string(),
             align,
+            span: (0, text.len()),
         }
     }
 
@@ -41,7 +46,13 @@ impl Normalized {
             original_len: self.original_len,
             normalized: self.normalized[start..end].to_string(),
             align: self.align[start..end].to_vec(),
+            span: self.original_range(start, end),
         }
+    }
+
+    /// The original byte range this string stands for (see `span`).
+    pub fn original_span(&self) -> (usize, usize) {
+        self.span
     }
 
     pub fn normalized(&self) -> &str {
@@ -186,6 +197,41 @@ impl Normalized {
             .map(|(k, c)| (c, isize::from(k > 0)))
             .chain(std::iter::once((first, 1)));
         self.transform_range(0, first.len_utf8(), dest, 0);
+    }
+
+    /// `s` after the text, aligned with its last char (at the start of an empty text).
+    pub fn append(&mut self, s: &str) {
+        match self.normalized.char_indices().next_back() {
+            Some((at, last)) => {
+                let dest = std::iter::once((last, 0)).chain(s.chars().map(|c| (c, 1)));
+                self.transform_range(at, self.normalized.len(), dest, 0);
+            }
+            None => self.transform(s.chars().map(|c| (c, 1)), 0),
+        }
+    }
+
+    /// Drop every char.
+    pub fn clear(&mut self) {
+        let n = self.normalized.chars().count();
+        self.transform(std::iter::empty(), n);
+    }
+
+    /// The byte range of the chars `start..end` of the normalized text, read as HF reads a
+    /// slice of a `NormalizedString`: `start` must be a char of the text (except for the
+    /// empty range at 0), an `end` past the text stops at its end, and a reversed range runs
+    /// to the end (HF's `end - start` wraps around).
+    pub fn char_range(&self, start: usize, end: usize) -> Option<(usize, usize)> {
+        if (start, end) == (0, 0) {
+            return Some((0, 0));
+        }
+        let mut chars = self.normalized.char_indices().skip(start);
+        let (s, first) = chars.next()?;
+        if start == end {
+            return Some((s, s));
+        }
+        let more = end.checked_sub(start).map_or(usize::MAX, |n| n - 1);
+        let (at, last) = chars.take(more).last().unwrap_or((s, first));
+        Some((s, at + last.len_utf8()))
     }
 
     /// Drop leading (`left`) and trailing (`right`) whitespace (`char::is_whitespace`).

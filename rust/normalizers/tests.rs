@@ -53,7 +53,7 @@ fn alignments_cover_every_byte_in_order_and_inside_the_original() {
     for norm in all() {
         for text in TEXTS {
             let mut n = Normalized::new(text);
-            norm.normalize(&mut n);
+            norm.normalize(text, &mut n).unwrap();
             assert_eq!(
                 n.alignments().len(),
                 n.normalized().len(),
@@ -79,11 +79,14 @@ fn alignments_cover_every_byte_in_order_and_inside_the_original() {
 #[test]
 fn json_round_trips() {
     for norm in all() {
-        let v = norm.to_json();
+        let v = norm.to_json().unwrap();
         let back = Normalizer::from_json(&v, "normalizer").unwrap();
-        assert_eq!(back.to_json(), v);
+        assert_eq!(back.to_json().unwrap(), v);
         for text in TEXTS {
-            assert_eq!(back.normalize_str(text), norm.normalize_str(text));
+            assert_eq!(
+                back.normalize_str(text).unwrap(),
+                norm.normalize_str(text).unwrap()
+            );
         }
     }
 }
@@ -115,4 +118,35 @@ fn untouched_text_keeps_identity_alignment() {
     let n = Normalized::new("aé");
     assert_eq!(n.alignments(), &[(0, 1), (1, 3), (1, 3)]);
     assert_eq!(n.original_range(1, 3), (1, 3));
+}
+
+#[test]
+fn char_ranges_read_as_hf_reads_a_slice() {
+    let n = Normalized::new("a你b");
+    // A start must be a char; an end past the text stops at its end; reversed runs to the end.
+    assert_eq!(n.char_range(0, 0), Some((0, 0)));
+    assert_eq!(n.char_range(1, 2), Some((1, 4)));
+    assert_eq!(n.char_range(1, 1), Some((1, 1)));
+    assert_eq!(n.char_range(1, 9), Some((1, 5)));
+    assert_eq!(n.char_range(2, 1), Some((4, 5)));
+    assert_eq!(n.char_range(3, 3), None);
+    assert_eq!(n.char_range(3, 4), None);
+    assert_eq!(Normalized::new("").char_range(0, 0), Some((0, 0)));
+    assert_eq!(Normalized::new("").char_range(0, 1), None);
+}
+
+#[test]
+fn a_piece_keeps_the_original_span_it_was_cut_from_through_edits() {
+    let text = "  ab  cd";
+    let mut n = Normalized::new(text).slice(0, 4);
+    assert_eq!(n.original_span(), (0, 4));
+    n.strip(true, true);
+    assert_eq!(n.normalized(), "ab");
+    assert_eq!(n.original_range(0, 2), (2, 4));
+    assert_eq!(n.original_span(), (0, 4));
+    n.clear();
+    assert_eq!((n.normalized(), n.original_span()), ("", (0, 4)));
+    let mut m = Normalized::new("x");
+    m.append("yz");
+    assert_eq!((m.normalized(), m.original_range(0, 3)), ("xyz", (0, 1)));
 }

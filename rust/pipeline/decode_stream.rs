@@ -44,14 +44,14 @@ impl DecodeStream {
         let decode = |ids: &[u32]| pipeline.decode(ids, self.skip_special_tokens);
         if self.prefix.is_empty() && !self.ids.is_empty() {
             // Ids given up front are context: their text counts as shown once it is whole.
-            let text = decode(&self.ids);
+            let text = decode(&self.ids)?;
             if !text.ends_with('\u{FFFD}') {
                 self.prefix = text;
                 self.prefix_index = self.ids.len();
             }
         }
         self.ids.extend_from_slice(new_ids);
-        let text = decode(&self.ids);
+        let text = decode(&self.ids)?;
         if text.len() <= self.prefix.len() || text.ends_with('\u{FFFD}') {
             return Ok(None);
         }
@@ -66,7 +66,7 @@ impl DecodeStream {
         let new_text = new_text.to_string();
         let emitted = self.ids.len() - self.prefix_index;
         self.ids.drain(..self.prefix_index);
-        self.prefix = decode(&self.ids);
+        self.prefix = decode(&self.ids)?;
         self.prefix_index = emitted;
         Ok(Some(new_text))
     }

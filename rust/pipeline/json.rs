@@ -64,18 +64,18 @@ impl Pipeline {
         .with_added(added)
     }
 
-    /// HF's tokenizer.json document of this pipeline.
-    pub fn to_json(&self) -> Value {
-        json!({
+    /// HF's tokenizer.json document of this pipeline (none with a custom component).
+    pub fn to_json(&self) -> Result<Value> {
+        Ok(json!({
             "version": "1.0",
             "truncation": render_truncation(&self.truncation),
             "padding": render_padding(&self.padding),
             "added_tokens": self.added.to_json(),
-            "normalizer": self.normalizer.as_ref().map(Normalizer::to_json),
-            "pre_tokenizer": self.pre_tokenizer.as_ref().map(PreTokenizer::to_json),
+            "normalizer": self.normalizer.as_ref().map(Normalizer::to_json).transpose()?,
+            "pre_tokenizer": self.pre_tokenizer.as_ref().map(PreTokenizer::to_json).transpose()?,
             "post_processor": self.post_processor.as_ref().map(Processor::to_json),
-            "decoder": self.decoder.as_ref().map(Decoder::to_json),
+            "decoder": self.decoder.as_ref().map(Decoder::to_json).transpose()?,
             "model": self.model.to_json(),
-        })
+        }))
     }
 }

@@ -296,6 +296,10 @@ impl Pipeline {
     /// then, in each stretch between them, the normalizer, added tokens cut out of the
     /// normalized text, and the pre-tokenizer's non-empty pieces.
     fn walk(&self, text: &str, mut f: impl FnMut(Part<'_>) -> Result<()>) -> Result<()> {
+        if text.is_empty() {
+            // HF hands an empty text to no stage (a normalizer that appends sees nothing).
+            return Ok(());
+        }
         let whole = Normalized::new(text);
         for (id, start, end) in self.added.split_raw(text) {
             if let Some(id) = id {
@@ -309,7 +313,7 @@ impl Pipeline {
             }
             let mut stretch = whole.slice(start, end);
             if let Some(n) = &self.normalizer {
-                n.normalize(&mut stretch);
+                n.normalize(text, &mut stretch)?;
             }
             for (id, s, e) in self.added.split_normalized(stretch.normalized()) {
                 let piece = stretch.slice(s, e);
@@ -327,7 +331,7 @@ impl Pipeline {
                     continue;
                 }
                 let pieces = match &self.pre_tokenizer {
-                    Some(p) => p.pre_tokenize(vec![piece])?,
+                    Some(p) => p.pre_tokenize(text, vec![piece])?,
                     None => vec![piece],
                 };
                 for piece in pieces.iter().filter(|p| !p.normalized().is_empty()) {
@@ -363,7 +367,8 @@ impl Pipeline {
                 | Normalizer::Replace(_)
                 | Normalizer::ByteLevel
                 | Normalizer::Nmt
-                | Normalizer::Precompiled(_) => false,
+                | Normalizer::Precompiled(_)
+                | Normalizer::Custom(_) => false,
             }
         }
         fn drops_whitespace(p: &PreTokenizer) -> bool {
@@ -376,7 +381,7 @@ impl Pipeline {
         // prepend_scheme "first" looks at where a word is in the text, so it is left out.
         fn per_word(p: &PreTokenizer) -> bool {
             match p {
-                PreTokenizer::Metaspace { .. } => false,
+                PreTokenizer::Metaspace { .. } | PreTokenizer::Custom(_) => false,
                 PreTokenizer::Sequence(all) => all.iter().all(per_word),
                 _ => true,
             }
@@ -442,7 +447,7 @@ impl Pipeline {
     /// The text of `ids`: their tokens (ids nobody has are skipped, and the special added
     /// tokens with `skip_special_tokens`, as HF does) through the decoder, or joined with
     /// spaces without one (HF's default).
-    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
         let tokens: Vec<String> = ids
             .iter()
             .filter_map(|&id| {
@@ -457,7 +462,7 @@ impl Pipeline {
             .collect();
         match &self.decoder {
             Some(d) => d.decode(tokens),
-            None => tokens.join(" "),
+            None => Ok(tokens.join(" ")),
         }
     }
 }

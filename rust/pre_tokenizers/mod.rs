@@ -5,12 +5,14 @@
 //! cut (`split.rs` has HF's matching and behaviors) and those that also rewrite their pieces
 //! (`rewrite.rs`: ByteLevel, Metaspace).
 
+mod custom;
 mod rewrite;
 mod scripts;
 pub mod split;
 
 use crate::options::{metaspace_fields, metaspace_json};
 pub use crate::options::{ByteLevelOptions, PrependScheme};
+pub use custom::{CustomPreTokenizer, PreTokenizeFn};
 pub use split::{Behavior, Split};
 
 use crate::bert::split::is_punctuation;
@@ -52,20 +54,31 @@ pub enum PreTokenizer {
         split: bool,
     },
     Sequence(Vec<PreTokenizer>),
+    /// A Python object's `pre_tokenize` (`custom.rs`).
+    Custom(CustomPreTokenizer),
 }
+
+/// HF's words, and what to do about it.
+const CUSTOM_NOT_SAVED: &str = "Custom PreTokenizer cannot be serialized: a Python object's \
+     pre_tokenize has no tokenizer.json form; set a built-in pre-tokenizer before saving or pickling";
 
 static WORDS: LazyLock<fancy_regex::Regex> =
     LazyLock::new(|| fancy_regex::Regex::new(r"\w+|[^\w\s]+").expect("a valid regex"));
 
 impl PreTokenizer {
-    /// Cut each of `pieces` (in order) further.
-    pub fn pre_tokenize(&self, pieces: Vec<Normalized>) -> Result<Vec<Normalized>> {
-        if let PreTokenizer::Sequence(parts) = self {
-            let mut pieces = pieces;
-            for p in parts {
-                pieces = p.pre_tokenize(pieces)?;
+    /// Cut each of `pieces` (in order) further; their alignments point into `original` (only
+    /// a custom pre-tokenizer reads it).
+    pub fn pre_tokenize(&self, original: &str, pieces: Vec<Normalized>) -> Result<Vec<Normalized>> {
+        match self {
+            PreTokenizer::Sequence(parts) => {
+                let mut pieces = pieces;
+                for p in parts {
+                    pieces = p.pre_tokenize(original, pieces)?;
+                }
+                return Ok(pieces);
             }
-            return Ok(pieces);
+            PreTokenizer::Custom(c) => return c.0.pre_tokenize(original, pieces),
+            _ => {}
         }
         let mut out = Vec::with_capacity(pieces.len());
         for piece in pieces {
@@ -89,18 +102,20 @@ impl PreTokenizer {
                 }
             }
         }
+        // Every built-in cuts through HF's `PreTokenizedString::split`, which drops the empty
+        // pieces (a custom pre-tokenizer's uncut empty split stays, as in HF).
+        out.retain(|p| !p.normalized().is_empty());
         Ok(out)
     }
 
     /// The pieces of the whole of `text` (as HF's `pre_tokenize_str`): each piece's text and
     /// the byte range of `text` it covers.
     pub fn pre_tokenize_str(&self, text: &str) -> Result<Vec<(String, (usize, usize))>> {
-        let pieces = self.pre_tokenize(vec![Normalized::new(text)])?;
+        let pieces = self.pre_tokenize(text, vec![Normalized::new(text)])?;
         Ok(pieces
             .into_iter()
-            .filter(|p| !p.normalized().is_empty())
             .map(|p| {
-                let range = p.original_range(0, p.normalized().len());
+                let range = p.original_span();
                 (p.into_normalized(), range)
             })
             .collect())
@@ -153,7 +168,8 @@ impl PreTokenizer {
             }
             PreTokenizer::ByteLevel(_)
             | PreTokenizer::Metaspace { .. }
-            | PreTokenizer::Sequence(_) => unreachable!("handled in pre_tokenize"),
+            | PreTokenizer::Sequence(_)
+            | PreTokenizer::Custom(_) => unreachable!("handled in pre_tokenize"),
         };
         Ok(pieces)
     }
@@ -231,9 +247,18 @@ impl PreTokenizer {
         })
     }
 
-    /// HF's tokenizer.json form.
-    pub fn to_json(&self) -> Value {
+    /// Whether a custom (Python) pre-tokenizer is part of this one.
+    pub fn is_custom(&self) -> bool {
         match self {
+            PreTokenizer::Custom(_) => true,
+            PreTokenizer::Sequence(parts) => parts.iter().any(PreTokenizer::is_custom),
+            _ => false,
+        }
+    }
+
+    /// HF's tokenizer.json form; a custom pre-tokenizer has none (HF's message).
+    pub fn to_json(&self) -> Result<Value> {
+        Ok(match self {
             PreTokenizer::Split(s) => s.to_json(),
             PreTokenizer::Whitespace => json!({"type": "Whitespace"}),
             PreTokenizer::WhitespaceSplit => json!({"type": "WhitespaceSplit"}),
@@ -257,9 +282,10 @@ impl PreTokenizer {
             } => metaspace_json(*replacement, *prepend_scheme, *split),
             PreTokenizer::Sequence(parts) => json!({
                 "type": "Sequence",
-                "pretokenizers": parts.iter().map(PreTokenizer::to_json).collect::<Vec<_>>(),
+                "pretokenizers": parts.iter().map(PreTokenizer::to_json).collect::<Result<Vec<_>>>()?,
             }),
-        }
+            PreTokenizer::Custom(_) => return Err(Error::invalid(CUSTOM_NOT_SAVED)),
+        })
     }
 }
 

@@ -1,8 +1,9 @@
 //! Bindings of the decoder stage: one Python class, built from typed arguments (no JSON
 //! crosses), with HF's `decode`. The Python classes of `subword.tokenizers.decoders` wrap it.
 
+use super::custom::PyDecodeFn;
 use super::to_py;
-use crate::decoders::{ByteLevelOptions, Decoder, PrependScheme};
+use crate::decoders::{ByteLevelOptions, CustomDecoder, Decoder, PrependScheme};
 use crate::normalizers::{Replace, ReplacePattern};
 use pyo3::prelude::*;
 
@@ -89,17 +90,33 @@ impl PyDecoder {
         ))
     }
 
-    fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> String {
+    /// A Python object's `decode_chain` as a decoder (HF's `Decoder.custom`).
+    #[staticmethod]
+    fn custom(obj: Bound<'_, PyAny>) -> PyResult<Self> {
+        if !obj.hasattr("decode_chain")? {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "Decoder.custom expects an object with a decode_chain(tokens) -> list[str] \
+                 method, got {}",
+                obj.get_type().name()?
+            )));
+        }
+        Ok(wrap(Decoder::Custom(CustomDecoder(std::sync::Arc::new(
+            PyDecodeFn(obj.unbind()),
+        )))))
+    }
+
+    fn decode(&self, py: Python<'_>, tokens: Vec<String>) -> PyResult<String> {
         py.allow_threads(|| self.inner.decode(tokens))
+            .map_err(to_py)
     }
 
     /// HF's tokenizer.json form of the component, as text (what HF's `__getstate__` returns).
-    fn to_json_str(&self) -> String {
-        self.inner.to_json().to_string()
+    fn to_json_str(&self) -> PyResult<String> {
+        Ok(self.inner.to_json().map_err(to_py)?.to_string())
     }
 
     /// The tokenizer.json form as Python values.
     fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
-        super::values::to_py(py, &self.inner.to_json())
+        super::values::to_py(py, &self.inner.to_json().map_err(to_py)?)
     }
 }

@@ -2,11 +2,14 @@
 //! crosses), with HF's `normalize_str`. The Python classes of `subword.tokenizers.normalizers`
 //! wrap it.
 
+use super::custom::PyNormalizeFn;
+use super::strings::PyNormalizedString;
 use super::to_py;
 use crate::normalizers::{
-    Normalized, Normalizer, Precompiled, Replace, ReplacePattern, UnicodeForm,
+    CustomNormalizer, Normalized, Normalizer, Precompiled, Replace, ReplacePattern, UnicodeForm,
 };
 use pyo3::prelude::*;
+use std::sync::Arc;
 
 #[pyclass(module = "subword._core", name = "CoreNormalizer", frozen)]
 #[derive(Clone)]
@@ -106,27 +109,52 @@ impl PyNormalizer {
         ))
     }
 
-    fn normalize_str(&self, py: Python<'_>, text: &str) -> String {
+    /// A Python object's `normalize(normalized)` as a normalizer (HF's `Normalizer.custom`).
+    #[staticmethod]
+    fn custom(obj: Bound<'_, PyAny>) -> PyResult<Self> {
+        if !obj.hasattr("normalize")? {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "Normalizer.custom expects an object with a normalize(normalized) method, got {}",
+                obj.get_type().name()?
+            )));
+        }
+        Ok(wrap(Normalizer::Custom(CustomNormalizer(Arc::new(
+            PyNormalizeFn(obj.unbind()),
+        )))))
+    }
+
+    fn normalize_str(&self, py: Python<'_>, text: &str) -> PyResult<String> {
         py.allow_threads(|| self.inner.normalize_str(text))
+            .map_err(to_py)
+    }
+
+    /// HF's `normalize`: `normalized` edited in place.
+    fn normalize(&self, mut normalized: PyRefMut<'_, PyNormalizedString>) -> PyResult<()> {
+        normalized.normalize_with(&self.inner)
     }
 
     /// (normalized text, per normalized byte the original byte range).
-    fn normalize_aligned(&self, py: Python<'_>, text: &str) -> (String, Vec<(usize, usize)>) {
+    fn normalize_aligned(
+        &self,
+        py: Python<'_>,
+        text: &str,
+    ) -> PyResult<(String, Vec<(usize, usize)>)> {
         py.allow_threads(|| {
             let mut n = Normalized::new(text);
-            self.inner.normalize(&mut n);
+            self.inner.normalize(text, &mut n)?;
             let align = n.alignments().to_vec();
-            (n.into_normalized(), align)
+            Ok((n.into_normalized(), align))
         })
+        .map_err(to_py)
     }
 
     /// HF's tokenizer.json form of the component, as text (what HF's `__getstate__` returns).
-    fn to_json_str(&self) -> String {
-        self.inner.to_json().to_string()
+    fn to_json_str(&self) -> PyResult<String> {
+        Ok(self.inner.to_json().map_err(to_py)?.to_string())
     }
 
     /// The tokenizer.json form as Python values.
     fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
-        super::values::to_py(py, &self.inner.to_json())
+        super::values::to_py(py, &self.inner.to_json().map_err(to_py)?)
     }
 }

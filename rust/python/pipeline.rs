@@ -693,8 +693,9 @@ impl PyPipeline {
     }
 
     #[pyo3(signature = (ids, skip_special_tokens=true))]
-    fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> String {
+    fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> PyResult<String> {
         py.allow_threads(|| self.inner.decode(&ids, skip_special_tokens))
+            .map_err(to_py)
     }
 
     fn token_to_id(&self, token: &str) -> Option<u32> {
@@ -723,7 +724,7 @@ impl PyPipeline {
     /// HF's tokenizer.json of this pipeline.
     #[pyo3(signature = (pretty=false))]
     fn to_str(&self, pretty: bool) -> PyResult<String> {
-        let doc = self.inner.to_json();
+        let doc = self.inner.to_json().map_err(to_py)?;
         let text = if pretty {
             serde_json::to_string_pretty(&doc)
         } else {

@@ -2,9 +2,14 @@
 //! crosses), with HF's `pre_tokenize_str`. The Python classes of
 //! `subword.tokenizers.pre_tokenizers` wrap it.
 
+use super::custom::PyPreTokenizeFn;
+use super::strings::PyPreTokenizedString;
 use super::to_py;
-use crate::pre_tokenizers::{Behavior, ByteLevelOptions, PreTokenizer, PrependScheme, Split};
+use crate::pre_tokenizers::{
+    Behavior, ByteLevelOptions, CustomPreTokenizer, PreTokenizer, PrependScheme, Split,
+};
 use pyo3::prelude::*;
+use std::sync::Arc;
 
 #[pyclass(module = "subword._core", name = "CorePreTokenizer", frozen)]
 #[derive(Clone)]
@@ -84,6 +89,26 @@ impl PyPreTokenizer {
         ))
     }
 
+    /// A Python object's `pre_tokenize(pretok)` as a pre-tokenizer (HF's
+    /// `PreTokenizer.custom`).
+    #[staticmethod]
+    fn custom(obj: Bound<'_, PyAny>) -> PyResult<Self> {
+        if !obj.hasattr("pre_tokenize")? {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "PreTokenizer.custom expects an object with a pre_tokenize(pretok) method, got {}",
+                obj.get_type().name()?
+            )));
+        }
+        Ok(wrap(PreTokenizer::Custom(CustomPreTokenizer(Arc::new(
+            PyPreTokenizeFn(obj.unbind()),
+        )))))
+    }
+
+    /// HF's `pre_tokenize`: the splits of `pretok` not yet tokenized cut in place.
+    fn pre_tokenize(&self, mut pretok: PyRefMut<'_, PyPreTokenizedString>) -> PyResult<()> {
+        pretok.pre_tokenize_with(&self.inner)
+    }
+
     /// HF's `pre_tokenize_str`: each piece and its (start, end) character offsets.
     fn pre_tokenize_str(
         &self,
@@ -126,12 +151,12 @@ impl PyPreTokenizer {
     }
 
     /// HF's tokenizer.json form of the component, as text (what HF's `__getstate__` returns).
-    fn to_json_str(&self) -> String {
-        self.inner.to_json().to_string()
+    fn to_json_str(&self) -> PyResult<String> {
+        Ok(self.inner.to_json().map_err(to_py)?.to_string())
     }
 
     /// The tokenizer.json form as Python values.
     fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
-        super::values::to_py(py, &self.inner.to_json())
+        super::values::to_py(py, &self.inner.to_json().map_err(to_py)?)
     }
 }

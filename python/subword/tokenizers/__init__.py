@@ -11,6 +11,7 @@ Sequence), ``AddedToken``, ``Regex``, and ``Tokenizer`` composing them in the Ru
 
 from __future__ import annotations
 
+from .._core import NormalizedString, PreTokenizedString
 from . import (
     decoders,
     implementations,
@@ -29,6 +30,7 @@ from .implementations import (
     SentencePieceBPETokenizer,
     SentencePieceUnigramTokenizer,
 )
+from .models import Token
 
 __all__ = [
     "AddedToken",
@@ -39,7 +41,10 @@ __all__ = [
     "SentencePieceUnigramTokenizer",
     "implementations",
     "Encoding",
+    "NormalizedString",
+    "PreTokenizedString",
     "Regex",
+    "Token",
     "Tokenizer",
     "decoders",
     "models",

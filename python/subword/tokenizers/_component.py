@@ -115,6 +115,28 @@ class SequenceOf(Component):
         return (type(self), (list(self._members()),))
 
 
+class CustomComponent(Component):
+    """A Python object as a stage (HF's ``Normalizer.custom`` and its kin): the core object
+    calls the object's methods. It has no tokenizer.json form, so, as in HF, a tokenizer
+    holding one can be used but not saved or pickled."""
+
+    _kind = ""
+
+    def __init__(self, obj: Any):
+        object.__setattr__(self, "_obj", obj)
+        self._core_object()  # an object without the method fails here
+
+    def _args(self) -> tuple:
+        return (self.__dict__["_obj"],)
+
+    def __reduce__(self):
+        self.__getstate__()  # raises: HF's "cannot be serialized"
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _shown(self, short: bool) -> str:
+        return f"{self._kind}.custom({self.__dict__['_obj']!r})"
+
+
 def literal_or_regex(owner: str, pattern: Any) -> tuple[str, bool]:
     """A pattern argument as (text, is_regex): a str is matched literally, a ``Regex`` not."""
     from . import Regex

@@ -6,7 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _core
-from ._component import ByteLevelOptions, Component, SequenceOf, literal_or_regex, one_char
+from ._component import (
+    ByteLevelOptions,
+    Component,
+    CustomComponent,
+    SequenceOf,
+    literal_or_regex,
+    one_char,
+)
 from ._component import prepend_scheme as prepend_scheme_of
 
 __all__ = [
@@ -33,6 +40,19 @@ class Decoder(Component):
         if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
             raise TypeError("decode expects a list of token strings")
         return self._core_object().decode(list(tokens))
+
+    @staticmethod
+    def custom(decoder: Any) -> Decoder:
+        """A Python object with a ``decode_chain(tokens) -> list[str]`` method as a decoder;
+        as in HF, its pieces are joined (its own ``decode``, if any, is not called)."""
+        return _Custom(decoder)
+
+
+class _Custom(CustomComponent, Decoder):
+    _kind = "Decoder"
+
+    def _build(self):
+        return _core.CoreDecoder.custom(self.__dict__["_obj"])
 
 
 class ByteLevel(ByteLevelOptions, Decoder):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _core
-from ._component import Component, SequenceOf, literal_or_regex
+from ._component import Component, CustomComponent, SequenceOf, literal_or_regex
 
 __all__ = [
     "BertNormalizer",
@@ -35,6 +35,27 @@ class Normalizer(Component):
         if not isinstance(sequence, str):
             raise TypeError(f"normalize_str expects a str, got {type(sequence).__name__}")
         return self._core_object().normalize_str(sequence)
+
+    def normalize(self, normalized: _core.NormalizedString) -> None:
+        """Normalize ``normalized`` (a ``tokenizers.NormalizedString``) in place."""
+        if not isinstance(normalized, _core.NormalizedString):
+            raise TypeError(
+                f"normalize expects a NormalizedString, got {type(normalized).__name__}"
+            )
+        self._core_object().normalize(normalized)
+
+    @staticmethod
+    def custom(normalizer: Any) -> Normalizer:
+        """A Python object with a ``normalize(normalized)`` method as a normalizer; it edits
+        the ``NormalizedString`` it is lent, which is only valid during that call."""
+        return _Custom(normalizer)
+
+
+class _Custom(CustomComponent, Normalizer):
+    _kind = "Normalizer"
+
+    def _build(self):
+        return _core.CoreNormalizer.custom(self.__dict__["_obj"])
 
 
 def _unicode(form: str, doc: str) -> type[Normalizer]:

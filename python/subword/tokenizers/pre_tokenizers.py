@@ -9,6 +9,7 @@ from .. import _core
 from ._component import (
     ByteLevelOptions,
     Component,
+    CustomComponent,
     SequenceOf,
     literal_or_regex,
     one_char,
@@ -50,6 +51,28 @@ class PreTokenizer(Component):
         if not isinstance(sequence, str):
             raise TypeError(f"pre_tokenize_str expects a str, got {type(sequence).__name__}")
         return self._core_object().pre_tokenize_str(sequence)
+
+    def pre_tokenize(self, pretok: _core.PreTokenizedString) -> None:
+        """Cut the splits of ``pretok`` (a ``tokenizers.PreTokenizedString``) in place."""
+        if not isinstance(pretok, _core.PreTokenizedString):
+            raise TypeError(
+                f"pre_tokenize expects a PreTokenizedString, got {type(pretok).__name__}"
+            )
+        self._core_object().pre_tokenize(pretok)
+
+    @staticmethod
+    def custom(pre_tokenizer: Any) -> PreTokenizer:
+        """A Python object with a ``pre_tokenize(pretok)`` method as a pre-tokenizer; it cuts
+        the ``PreTokenizedString`` it is lent (``pretok.split(func)``), valid only during that
+        call."""
+        return _Custom(pre_tokenizer)
+
+
+class _Custom(CustomComponent, PreTokenizer):
+    _kind = "PreTokenizer"
+
+    def _build(self):
+        return _core.CorePreTokenizer.custom(self.__dict__["_obj"])
 
 
 class Whitespace(PreTokenizer):
