@@ -1,7 +1,8 @@
 """HF's ``Regex`` patterns (Oniguruma) in ``Split`` and ``Replace`` match what HF's match, where
-fancy-regex alone would not: ``\\w``/``\\W`` inside and outside bracket classes, and
-``atom{n,m}+``. HF ``tokenizers`` is the oracle: every code point through each class, and
-hypothesis text through patterns built from them."""
+fancy-regex alone would not: ``\\w``/``\\W`` inside and outside bracket classes,
+``atom{n,m}+``, line anchors, the ``m`` flag, ``\\h``, ``\\Z``, ``\\R``. HF ``tokenizers`` is
+the oracle: every code point through each class, and hypothesis text through patterns built
+from them."""
 
 from __future__ import annotations
 
@@ -31,17 +32,18 @@ def test_each_class_matches_every_code_point_as_hf(pattern):
 
 PATTERNS = [
     r"\w+", r"\W+", r"[\w']+", r"\w+|[^\w\s]+", r"\d{1,3}+", r"[a-z]{2}+", r"\s*\w{2,3}+",
-    r"[^\W\d_]+", r"\w(?=\W)",
+    r"[^\W\d_]+", r"\w(?=\W)", r"^\w", r"\w$", r"\s+$", r"^\s*\n", r"(?m:a.b)", r"(?m).\n",
+    r"(?i)A\Z", r"\h+", r"[\h\s]+", r"\H", r"\R", r"a\R?b", r"(?<x>a)(?=\n)", r"[$^]",
 ]  # fmt: skip
 BEHAVIORS = ["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
 
 texts = st.one_of(
     textgen.texts,
-    st.text(alphabet="ab1234 ²³¹¼½¾\u200c\u200d_-'é①Ⅷ", max_size=40),
+    st.text(alphabet="ab1234 ²³¹¼½¾\u200c\u200d_-'é①Ⅷ\n\r\x0bAF$^", max_size=40),
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(
     text=texts,
     pattern=st.sampled_from(PATTERNS),
@@ -55,3 +57,10 @@ def test_split_and_replace_match_hfs(text, pattern, behavior, invert):
         return split.pre_tokenize_str(text), replace.normalize_str(text)
 
     assert run(ours) == run(hf)
+
+
+def test_a_group_option_oniguruma_lacks_is_refused_as_in_hf():
+    with pytest.raises(Exception, match="undefined group option"):
+        hf.pre_tokenizers.Split(hf.Regex("(?s:a.b)"), "removed")
+    with pytest.raises(ValueError, match="undefined group option 's'.*dot matches newline"):
+        ours.pre_tokenizers.Split(ours.Regex("(?s:a.b)"), "removed")

@@ -4,9 +4,11 @@
 //! before it is compiled, so a `Split` or `Replace` matches exactly what HF's does:
 //! - `atom{n,m}+`: Oniguruma repeats the interval, fancy-regex makes it possessive
 //!   ([`interval_dialect`]);
-//! - `\w` and `\W` ([`word_classes`]): Oniguruma's word chars leave out ZWNJ and ZWJ (the
-//!   Join_Control chars the Unicode `\w` of fancy-regex takes in) and, outside a bracket class
-//!   only, take in Latin-1's six number signs `² ³ ¹ ¼ ½ ¾` (its single-byte table says so).
+//! - `\w` and `\W` ([`escapes_and_anchors`]): Oniguruma's word chars leave out ZWNJ and ZWJ
+//!   (the Join_Control chars the Unicode `\w` of fancy-regex takes in) and, outside a bracket
+//!   class only, take in Latin-1's six number signs `² ³ ¹ ¼ ½ ¾` (its single-byte table says so);
+//! - `^` and `$` are line anchors in Oniguruma's (Ruby) syntax, text anchors in fancy-regex, and
+//!   its group flag `m` is fancy-regex's `s`; `\h`, `\H`, `\Z` and `\R` are Oniguruma's only.
 //!
 //! Found by running HF's `Replace` and ours over every code point below U+30000 for `\w`,
 //! `[\w]`, `\W`, `[^\w]`, `[\W]`, `\d`, `[\d]`, `\D`, `\s`, `[\s]`, `\S`, `\p{..}`, `.`: those
@@ -43,10 +45,14 @@ pub fn interval_dialect(pattern: &str, to: Dialect) -> String {
     re.replace_all(pattern, replacement).into_owned()
 }
 
-/// Oniguruma's `\w` and `\W` as fancy-regex classes, inside and outside bracket classes.
-pub fn word_classes(pattern: &str) -> String {
+/// Oniguruma's readings of the escapes, anchors and flags that fancy-regex reads otherwise,
+/// written the fancy-regex way: `\w` `\W` (see the module doc), `\h` `\H` (hex digits), `^` `$`
+/// (line anchors in Oniguruma's Ruby syntax), `\Z` (end, or before a final newline), `\R` (any
+/// line break), and the group flag `m` (Ruby's "dot matches newline", fancy-regex's `s`).
+pub fn escapes_and_anchors(pattern: &str) -> Result<String> {
     const JOIN_CONTROL: &str = r"\x{200C}\x{200D}";
     const LATIN1_NUMBERS: &str = r"\xB2\xB3\xB9\xBC-\xBE";
+    const HEX: &str = "0-9a-fA-F";
     let mut out = String::with_capacity(pattern.len() + 16);
     let mut depth = 0usize; // how many bracket classes are open
     let mut chars = pattern.chars().peekable();
@@ -61,12 +67,41 @@ pub fn word_classes(pattern: &str) -> String {
                 }
                 (Some('w'), _) => out.push_str(&format!(r"[\w&&[^{JOIN_CONTROL}]]")),
                 (Some('W'), _) => out.push_str(&format!(r"[\W{JOIN_CONTROL}]")),
+                (Some('h'), 0) => out.push_str(&format!("[{HEX}]")),
+                (Some('h'), _) => out.push_str(HEX),
+                (Some('H'), _) => out.push_str(&format!("[^{HEX}]")),
+                (Some('Z'), 0) => out.push_str(r"(?=\n?\z)"),
+                (Some('R'), 0) => out.push_str(r"(?:\r\n|[\n\x0B\x0C\r\x{85}\x{2028}\x{2029}])"),
                 (Some(other), _) => {
                     out.push('\\');
                     out.push(other);
                 }
                 (None, _) => out.push('\\'),
             },
+            '^' if depth == 0 => out.push_str("(?m:^)"),
+            '$' if depth == 0 => out.push_str("(?m:$)"),
+            '(' if depth == 0 && chars.peek() == Some(&'?') => {
+                out.push('(');
+                let rest: String = chars
+                    .clone()
+                    .take_while(|&f| f != ':' && f != ')')
+                    .collect();
+                // `(?flags)` or `(?flags:`: flags are letters and `-` only (not `(?=`, `(?<n>`).
+                let flags = &rest[1..];
+                if !flags.is_empty() && flags.chars().all(|f| f.is_ascii_alphabetic() || f == '-') {
+                    if let Some(f) = flags.chars().find(|f| !"imx-".contains(*f)) {
+                        return Err(Error::invalid(format!(
+                            "undefined group option {f:?} (Oniguruma, HF's engine, knows i, m \
+                             and x; its m is \"dot matches newline\")"
+                        )));
+                    }
+                    out.push('?');
+                    out.extend(flags.chars().map(|f| if f == 'm' { 's' } else { f }));
+                    for _ in 0..rest.chars().count() {
+                        chars.next();
+                    }
+                }
+            }
             '[' => {
                 depth += 1;
                 out.push('[');
@@ -87,14 +122,18 @@ pub fn word_classes(pattern: &str) -> String {
             _ => out.push(c),
         }
     }
-    out
+    Ok(out)
 }
 
 /// An HF `Regex` pattern compiled to match as Oniguruma matches it; an error names `owner`
 /// (the component) and the pattern as the user wrote it.
 pub fn regex(pattern: &str, owner: &str) -> Result<fancy_regex::Regex> {
-    fancy_regex::Regex::new(&word_classes(&interval_dialect(pattern, Dialect::Rust)))
-        .map_err(|e| Error::invalid(format!("{owner}: invalid regex {pattern:?}: {e}")))
+    let invalid = |e: &dyn std::fmt::Display| {
+        Error::invalid(format!("{owner}: invalid regex {pattern:?}: {e}"))
+    };
+    let rewritten =
+        escapes_and_anchors(&interval_dialect(pattern, Dialect::Rust)).map_err(|e| invalid(&e))?;
+    fancy_regex::Regex::new(&rewritten).map_err(|e| invalid(&e))
 }
 
 #[cfg(test)]
@@ -115,7 +154,7 @@ mod tests {
     }
 
     #[test]
-    fn word_classes_leave_escapes_and_literal_brackets_alone() {
+    fn rewrites_leave_escapes_and_literal_brackets_alone() {
         let re = |p: &str| regex(p, "test").unwrap();
         let words = |p: &str, t: &str| -> Vec<String> {
             re(p)
@@ -131,5 +170,11 @@ mod tests {
         assert_eq!(words(r"[]\w]+", "x]y"), ["x]y"]);
         assert_eq!(words(r"[^]a]+", "a]bc"), ["bc"]);
         assert_eq!(words(r"[[:alpha:]]+\w", "ab1"), ["ab1"]);
+        assert_eq!(words(r"^b|a$", "a\nb a"), ["a", "b", "a"]);
+        assert_eq!(words(r"[$^]+", "a$^b"), ["$^"]);
+        assert_eq!(words(r"(?m:a.b)|(?i)C(?=\Z)", "a\nb c\n"), ["a\nb", "c"]);
+        assert_eq!(words(r"(?<n>\h+)\R", "xaF\r\n"), ["aF\r\n"]);
+        let e = regex("(?s:a.b)", "Split").unwrap_err().to_string();
+        assert!(e.contains("undefined group option 's'"), "{e}");
     }
 }
