@@ -25,7 +25,8 @@ use std::sync::LazyLock;
 
 #[derive(Clone, Debug)]
 pub enum PreTokenizer {
-    Split(Split),
+    /// Boxed: with its compiled regex and scanner it is ten times the size of the others.
+    Split(Box<Split>),
     /// `\w+|[^\w\s]+`, the rest removed.
     Whitespace,
     /// Cut at whitespace, removed.
@@ -221,7 +222,12 @@ impl PreTokenizer {
                     return Err(Error::invalid(format!("{path}: Split needs \"behavior\"")));
                 }
                 let b = behavior(Behavior::Removed)?;
-                PreTokenizer::Split(Split::new(pattern, is_regex, b, f.flag("invert", false)?)?)
+                PreTokenizer::Split(Box::new(Split::new(
+                    pattern,
+                    is_regex,
+                    b,
+                    f.flag("invert", false)?,
+                )?))
             }
             "ByteLevel" => PreTokenizer::ByteLevel(ByteLevelOptions::from_fields(&f)?),
             "Metaspace" => {

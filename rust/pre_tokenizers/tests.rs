@@ -5,7 +5,7 @@ use super::*;
 
 fn all() -> Vec<PreTokenizer> {
     let split = |p: &str, re: bool, b: Behavior, inv: bool| {
-        PreTokenizer::Split(Split::new(p.into(), re, b, inv).unwrap())
+        PreTokenizer::Split(Box::new(Split::new(p.into(), re, b, inv).unwrap()))
     };
     vec![
         PreTokenizer::Whitespace,

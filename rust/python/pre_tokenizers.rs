@@ -77,9 +77,9 @@ impl PyPreTokenizer {
     #[staticmethod]
     fn split(pattern: String, regex: bool, behavior_name: &str, invert: bool) -> PyResult<Self> {
         let b = behavior(behavior_name)?;
-        Ok(wrap(PreTokenizer::Split(
+        Ok(wrap(PreTokenizer::Split(Box::new(
             Split::new(pattern, regex, b, invert).map_err(to_py)?,
-        )))
+        ))))
     }
 
     #[staticmethod]
