@@ -13,6 +13,8 @@ Models and how each contender loads them (the files come from tests/refdata.py, 
   ids are checked against; Qwen's NFC is applied before timing, the corpora are NFC already);
   HF tokenizers and gigatoken load a ``tokenizer.json`` exported by subword (``save_hf``), which
   the ids check vouches for or not.
+* subword-tokenizers: ``subword.tokenizers.Tokenizer`` (the HF drop-in, its general pipeline)
+  loading the same ``tokenizer.json`` as HF tokenizers.
 * deepseek_v3: subword ``get_encoding``; HF tokenizers (the baseline) and gigatoken load the
   shipped ``tokenizer.json``; tiktoken cannot express its three pre-tokenizer regexes.
 
@@ -55,7 +57,7 @@ from benchutil import (
 CORPORA = REPO.parent / "shared" / "corpora"
 REFDATA = REPO / ".cache" / "refdata"
 MODELS = ("llama3", "qwen2", "tekken", "deepseek_v3")
-CONTENDERS = ("subword", "tiktoken", "hf", "gigatoken")
+CONTENDERS = ("subword", "subword-tokenizers", "tiktoken", "hf", "gigatoken")
 MODES = ("list",)
 FILES = {
     "llama3": "llama3.tiktoken",
@@ -109,6 +111,15 @@ class Job(EncodeJob):
             mod.set_num_threads(1)
             enc = mod.get_encoding(model)
             self.fn, self.api, self.version = enc.encode_ordinary, "encode_ordinary", mod
+        elif contender == "subword-tokenizers":
+            # The HF drop-in (the general pipeline) on the same tokenizer.json HF loads.
+            mod = import_subword()
+            mod.set_num_threads(1)
+            import subword.tokenizers
+
+            tok = subword.tokenizers.Tokenizer.from_file(hf_json)
+            self.fn = lambda t: tok.encode(t, add_special_tokens=False).ids
+            self.api, self.version = "tokenizers.Tokenizer.encode(...).ids", mod
         elif contender == "tiktoken":
             import tiktoken
 
