@@ -309,6 +309,30 @@ def test_training_with_a_custom_pre_tokenizer_learns_from_its_pieces():
     assert train(custom) == train(builtin)
 
 
+def test_a_tokenizer_with_custom_components_tokenizes_files(tmp_path):
+    import json
+
+    import subword
+
+    tok = _per_char_tokenizer(
+        ours,
+        ours.normalizers.Normalizer.custom(Script(ours, [("lowercase",)])),
+        ours.pre_tokenizers.PreTokenizer.custom(Cutter(ours, [("split", " ", "removed")])),
+    )
+    lines = [f"Line {k} ÉCOLE {k * 3}" for k in range(3000)]
+    (tmp_path / "in.txt").write_text("\n".join(lines), encoding="utf-8")
+    subword.encode_files(
+        [str(tmp_path / "in.txt")], tok, str(tmp_path / "out"), show_progress=False,
+        append_eot=False, num_threads=2,
+    )  # fmt: skip
+    tokens, index = subword.read_shards(str(tmp_path / "out"))
+    assert [list(tokens[index[k] : index[k + 1]]) for k in range(len(lines))] == [
+        e.ids for e in tok.encode_batch(lines)
+    ]
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["tokenizer"]["sha256"] is None  # no tokenizer.json to hash
+
+
 # --- errors -------------------------------------------------------------------------------
 
 

@@ -55,7 +55,8 @@ class _Target(NamedTuple):
     #: token text → id, or None; where an end-of-text token is looked up.
     token_id: Callable[[str], int | None]
     #: sha256 of the tokenizer's file (tokenizer.json, ClassicBPE JSON); None for a named
-    #: encoding (its name says which it is).
+    #: encoding (its name says which it is) and for a tokenizer that has no file (a pattern
+    #: HF's format cannot state, a custom Python component).
     sha256: str | None = None
     name: str = "tokenizer"
     #: The byte-level BPE Tokenizer's prefix space (it encodes through its own path).
@@ -111,12 +112,16 @@ def _target(tokenizer) -> _Target:
             f"subword.tokenizers.Tokenizer, subword.ClassicBPE), not {type(tokenizer).__name__}; "
             "load one with subword.get_encoding(name) or Tokenizer.from_file(path)"
         )
+    try:
+        sha256 = _sha256(tokenizer.to_str())
+    except ValueError:  # a custom (Python) component: no tokenizer.json to hash
+        sha256 = None
     return _Target(
         core,
         kind,
         tokenizer.get_vocab_size(True),
         tokenizer.token_to_id,
-        _sha256(tokenizer.to_str()),
+        sha256,
         hf_byte_level=prefix_space,
     )
 
