@@ -18,6 +18,19 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
+/// `obj` if it has the method a stage calls; else HF's kind of TypeError naming `maker` (the
+/// constructor) and the `method` it wants.
+pub fn with_method<'py>(obj: Bound<'py, PyAny>, maker: &str, method: &str) -> PyResult<Py<PyAny>> {
+    let name = method.split('(').next().unwrap_or(method);
+    if obj.hasattr(name)? {
+        return Ok(obj.unbind());
+    }
+    Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        "{maker} expects an object with a {method} method, got {}",
+        obj.get_type().name()?
+    )))
+}
+
 /// `err`, raised by `what`, as the crate's error (see the module doc).
 fn external(py: Python<'_>, err: PyErr, what: &str) -> Error {
     if !err.is_instance_of::<PyException>(py) {

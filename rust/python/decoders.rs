@@ -1,7 +1,7 @@
 //! Bindings of the decoder stage: one Python class, built from typed arguments (no JSON
 //! crosses), with HF's `decode`. The Python classes of `subword.tokenizers.decoders` wrap it.
 
-use super::custom::PyDecodeFn;
+use super::custom::{with_method, PyDecodeFn};
 use super::to_py;
 use crate::decoders::{ByteLevelOptions, CustomDecoder, Decoder, PrependScheme};
 use crate::normalizers::{Replace, ReplacePattern};
@@ -93,15 +93,9 @@ impl PyDecoder {
     /// A Python object's `decode_chain` as a decoder (HF's `Decoder.custom`).
     #[staticmethod]
     fn custom(obj: Bound<'_, PyAny>) -> PyResult<Self> {
-        if !obj.hasattr("decode_chain")? {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "Decoder.custom expects an object with a decode_chain(tokens) -> list[str] \
-                 method, got {}",
-                obj.get_type().name()?
-            )));
-        }
+        let obj = with_method(obj, "Decoder.custom", "decode_chain(tokens) -> list[str]")?;
         Ok(wrap(Decoder::Custom(CustomDecoder(std::sync::Arc::new(
-            PyDecodeFn(obj.unbind()),
+            PyDecodeFn(obj),
         )))))
     }
 

@@ -2,7 +2,7 @@
 //! crosses), with HF's `normalize_str`. The Python classes of `subword.tokenizers.normalizers`
 //! wrap it.
 
-use super::custom::PyNormalizeFn;
+use super::custom::{with_method, PyNormalizeFn};
 use super::strings::PyNormalizedString;
 use super::to_py;
 use crate::normalizers::{
@@ -112,14 +112,9 @@ impl PyNormalizer {
     /// A Python object's `normalize(normalized)` as a normalizer (HF's `Normalizer.custom`).
     #[staticmethod]
     fn custom(obj: Bound<'_, PyAny>) -> PyResult<Self> {
-        if !obj.hasattr("normalize")? {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "Normalizer.custom expects an object with a normalize(normalized) method, got {}",
-                obj.get_type().name()?
-            )));
-        }
+        let obj = with_method(obj, "Normalizer.custom", "normalize(normalized)")?;
         Ok(wrap(Normalizer::Custom(CustomNormalizer(Arc::new(
-            PyNormalizeFn(obj.unbind()),
+            PyNormalizeFn(obj),
         )))))
     }
 

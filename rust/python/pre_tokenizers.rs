@@ -2,7 +2,7 @@
 //! crosses), with HF's `pre_tokenize_str`. The Python classes of
 //! `subword.tokenizers.pre_tokenizers` wrap it.
 
-use super::custom::PyPreTokenizeFn;
+use super::custom::{with_method, PyPreTokenizeFn};
 use super::strings::PyPreTokenizedString;
 use super::to_py;
 use crate::pre_tokenizers::{
@@ -93,14 +93,9 @@ impl PyPreTokenizer {
     /// `PreTokenizer.custom`).
     #[staticmethod]
     fn custom(obj: Bound<'_, PyAny>) -> PyResult<Self> {
-        if !obj.hasattr("pre_tokenize")? {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "PreTokenizer.custom expects an object with a pre_tokenize(pretok) method, got {}",
-                obj.get_type().name()?
-            )));
-        }
+        let obj = with_method(obj, "PreTokenizer.custom", "pre_tokenize(pretok)")?;
         Ok(wrap(PreTokenizer::Custom(CustomPreTokenizer(Arc::new(
-            PyPreTokenizeFn(obj.unbind()),
+            PyPreTokenizeFn(obj),
         )))))
     }
 

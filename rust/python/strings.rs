@@ -62,6 +62,18 @@ fn char_range(range: &Bound<'_, PyAny>, len: usize) -> PyResult<(usize, usize)> 
     )))
 }
 
+/// Whether `value`, an option named `what`, is `yes` (true) or `no` (false); anything else is
+/// an error that names both.
+fn one_of(value: &str, what: &str, yes: &str, no: &str) -> PyResult<bool> {
+    match value {
+        v if v == yes => Ok(true),
+        v if v == no => Ok(false),
+        other => Err(PyValueError::new_err(format!(
+            "unknown {what} {other:?}: use {yes:?} or {no:?}"
+        ))),
+    }
+}
+
 fn check_callable(func: &Bound<'_, PyAny>, signature: &str) -> PyResult<()> {
     if func.is_callable() {
         Ok(())
@@ -564,24 +576,13 @@ impl PyPreTokenizedString {
         offset_referential: &str,
         offset_type: &str,
     ) -> PyResult<Vec<SplitView>> {
-        let original = match offset_referential {
-            "original" => true,
-            "normalized" => false,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "unknown offset_referential {other:?}: use \"original\" or \"normalized\""
-                )))
-            }
-        };
-        let chars = match offset_type {
-            "char" => true,
-            "byte" => false,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "unknown offset_type {other:?}: use \"char\" or \"byte\""
-                )))
-            }
-        };
+        let original = one_of(
+            offset_referential,
+            "offset_referential",
+            "original",
+            "normalized",
+        )?;
+        let chars = one_of(offset_type, "offset_type", "char", "byte")?;
         let ranges = self.ranges(original)?;
         let to_chars = CharOffsets::new(&self.original);
         let token = py.import("subword.tokenizers")?.getattr("Token")?;
