@@ -26,16 +26,25 @@ pub struct Normalized {
 
 impl Normalized {
     pub fn new(text: &str) -> Self {
-        let mut align = Vec::with_capacity(text.len());
-        for (start, c) in text.char_indices() {
-            let end = start + c.len_utf8();
-            align.extend(std::iter::repeat_n((start, end), c.len_utf8()));
+        Self::of_range(text, 0, text.len())
+    }
+
+    /// `Normalized::new(text).slice(start, end)` (char boundaries) without aligning the rest
+    /// of `text`.
+    pub fn of_range(text: &str, start: usize, end: usize) -> Self {
+        let mut align = Vec::with_capacity(end - start);
+        for (at, c) in text[start..end].char_indices() {
+            let from = start + at;
+            align.extend(std::iter::repeat_n(
+                (from, from + c.len_utf8()),
+                c.len_utf8(),
+            ));
         }
         Normalized {
             original_len: text.len(),
-            normalized: text.to_string(),
+            normalized: text[start..end].to_string(),
             align,
-            span: (0, text.len()),
+            span: (start, end),
         }
     }
 

@@ -150,3 +150,22 @@ fn a_piece_keeps_the_original_span_it_was_cut_from_through_edits() {
     m.append("yz");
     assert_eq!((m.normalized(), m.original_range(0, 3)), ("xyz", (0, 1)));
 }
+
+#[test]
+fn a_range_is_the_slice_of_the_whole() {
+    let text = "a你b\u{1F642}c";
+    for (s, e) in [
+        (0, 0),
+        (0, 1),
+        (1, 4),
+        (4, 9),
+        (0, text.len()),
+        (text.len(), text.len()),
+    ] {
+        assert_eq!(
+            Normalized::of_range(text, s, e),
+            Normalized::new(text).slice(s, e),
+            "{s}..{e}"
+        );
+    }
+}

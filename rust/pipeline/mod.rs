@@ -300,7 +300,6 @@ impl Pipeline {
             // HF hands an empty text to no stage (a normalizer that appends sees nothing).
             return Ok(());
         }
-        let whole = Normalized::new(text);
         for (id, start, end) in self.added.split_raw(text) {
             if let Some(id) = id {
                 f(Part::Added {
@@ -311,33 +310,52 @@ impl Pipeline {
                 })?;
                 continue;
             }
-            let mut stretch = whole.slice(start, end);
+            let mut stretch = Normalized::of_range(text, start, end);
             if let Some(n) = &self.normalizer {
                 n.normalize(text, &mut stretch)?;
             }
-            for (id, s, e) in self.added.split_normalized(stretch.normalized()) {
+            let parts = self.added.split_normalized(stretch.normalized());
+            // The common case, no added token in the stretch: it is the one piece, not a copy.
+            if matches!(parts[..], [(None, 0, e)] if e == stretch.normalized().len()) {
+                self.walk_words(text, stretch, &mut f)?;
+                continue;
+            }
+            for (id, s, e) in parts {
                 let piece = stretch.slice(s, e);
-                if piece.normalized().is_empty() {
-                    continue;
-                }
-                if let Some(id) = id {
-                    let (start, end) = piece.original_range(0, piece.normalized().len());
-                    f(Part::Added {
-                        id,
-                        start,
-                        end,
-                        text: piece.normalized(),
-                    })?;
-                    continue;
-                }
-                let pieces = match &self.pre_tokenizer {
-                    Some(p) => p.pre_tokenize(text, vec![piece])?,
-                    None => vec![piece],
-                };
-                for piece in pieces.iter().filter(|p| !p.normalized().is_empty()) {
-                    f(Part::Word(piece))?;
+                match id {
+                    Some(id) if !piece.normalized().is_empty() => {
+                        let (start, end) = piece.original_range(0, piece.normalized().len());
+                        f(Part::Added {
+                            id,
+                            start,
+                            end,
+                            text: piece.normalized(),
+                        })?;
+                    }
+                    Some(_) => {}
+                    None => self.walk_words(text, piece, &mut f)?,
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The pre-tokenizer's non-empty pieces of `piece` (a stretch with no added token), in order.
+    fn walk_words(
+        &self,
+        text: &str,
+        piece: Normalized,
+        f: &mut impl FnMut(Part<'_>) -> Result<()>,
+    ) -> Result<()> {
+        if piece.normalized().is_empty() {
+            return Ok(());
+        }
+        let pieces = match &self.pre_tokenizer {
+            Some(p) => p.pre_tokenize(text, vec![piece])?,
+            None => vec![piece],
+        };
+        for piece in pieces.iter().filter(|p| !p.normalized().is_empty()) {
+            f(Part::Word(piece))?;
         }
         Ok(())
     }
