@@ -5,8 +5,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import pickle
+import string
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -133,6 +136,49 @@ def test_a_tokenizer_json_with_bpe_loads_and_matches_hf(trained):
     for line in CORPUS[:50]:
         assert mine.encode(line).ids == theirs.encode(line).ids
     assert json.loads(mine.to_str())["model"] == json.loads(theirs.to_str())["model"]
+
+
+def _letter_bpe():
+    """HF's BPE over letters: every two-letter and three-letter string a token (18,278 tokens,
+    18,252 merges), behind a Whitespace pre-tokenizer."""
+    letters = string.ascii_lowercase
+    vocab = {c: i for i, c in enumerate(letters)}
+    pairs = [a + b for a, b in itertools.product(letters, letters)]
+    merges = [(a, b) for a, b in itertools.product(letters, letters)]
+    merges += [(ab, c) for ab, c in itertools.product(pairs, letters)]
+    for a, b in merges:
+        vocab[a + b] = len(vocab)
+    tok = hf.Tokenizer(hf.models.BPE(vocab, merges))
+    tok.pre_tokenizer = hf.pre_tokenizers.Whitespace()
+    return tok, vocab, merges
+
+
+def test_a_model_read_from_a_file_keeps_its_tables_in_the_core_until_asked():
+    theirs, vocab, merges = _letter_bpe()
+    text = theirs.to_str()
+    tracemalloc.start()
+    try:
+        mine = ours.Tokenizer.from_str(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # A Python object per token and merge took 7 MB here (18 times the file's size).
+    assert peak < len(text), f"loading made {peak} bytes of Python objects"
+    words = "the quick brown fox jumps over the lazy dog abcdefgh"
+    assert mine.encode(words).ids == theirs.encode(words).ids
+    model = mine.model
+    assert model.vocab == vocab and model.merges == merges
+    # An option changed rebuilds the model from the same tables.
+    fresh = ours.Tokenizer.from_str(text)
+    fresh.model.dropout = 0.0
+    assert fresh.encode(words).ids == theirs.encode(words).ids
+    assert fresh.model.merges == merges
+    # Pickling carries them too, before they were ever read.
+    again = pickle.loads(pickle.dumps(ours.Tokenizer.from_str(text)))
+    assert again.encode(words).ids == theirs.encode(words).ids
+    assert again.model.vocab == vocab
+    copied = pickle.loads(pickle.dumps(ours.Tokenizer.from_str(text).model))
+    assert copied.vocab == vocab and copied.merges == merges
 
 
 def test_merge_order_and_duplicate_pairs_follow_hf():

@@ -243,7 +243,12 @@ pub fn load(path: &std::path::Path) -> Result<HfBpe> {
 }
 
 pub fn parse(text: &str, origin: &str) -> Result<HfBpe> {
-    let doc = super::parse_json(text, origin)?;
+    let bpe = parse_doc(&super::parse_json(text, origin)?, origin);
+    super::release_freed_memory();
+    bpe
+}
+
+fn parse_doc(doc: &Value, origin: &str) -> Result<HfBpe> {
     let model = doc
         .get("model")
         .ok_or_else(|| Error::invalid(format!("{origin}: no \"model\"")))?;

@@ -23,6 +23,19 @@ pub fn parse_json(text: &str, origin: &str) -> Result<serde_json::Value> {
     })
 }
 
+/// Hand the pages of freed heap memory back to the OS (glibc keeps them otherwise). Called once a
+/// large JSON document has been read and dropped: its tree took ~170 MB for a Llama 3
+/// tokenizer.json, which stayed in the process's resident memory after the model (~35 MB) was
+/// built from it. Elsewhere than glibc, nothing.
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free heap pages to the OS; it touches no live
+    // allocation and is safe to call from any thread at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// A JSON number that must fit a u32 (an id, a count, a length): anything else is an error naming
 /// `what`, never a value silently cut to 32 bits (`2**32 + 5` would otherwise become 5).
 pub fn json_u32(v: &serde_json::Value, what: impl std::fmt::Display, origin: &str) -> Result<u32> {

@@ -48,7 +48,9 @@ pub struct Tekken {
 
 pub fn load(path: &Path) -> Result<Tekken> {
     let origin = path.display().to_string();
-    parse(&parse_json(&read_text(path)?, &origin)?, &origin)
+    let tekken = parse(&parse_json(&read_text(path)?, &origin)?, &origin);
+    super::release_freed_memory();
+    tekken
 }
 
 pub fn parse(doc: &Value, origin: &str) -> Result<Tekken> {

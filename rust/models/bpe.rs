@@ -60,8 +60,9 @@ pub struct BpeOptions {
 pub struct Bpe {
     vocab: FxHashMap<String, u32>,
     by_id: FxHashMap<u32, String>,
-    /// The merge list as given, for saving.
-    merge_list: Vec<(String, String)>,
+    /// The merge list as given (its halves' ids: a pair of strings per merge took ~80 bytes),
+    /// for saving.
+    merge_list: Vec<(u32, u32)>,
     /// (left id, right id) → (rank, id made).
     merges: FxHashMap<(u32, u32), (u32, u32)>,
     options: BpeOptions,
@@ -111,9 +112,9 @@ const NONE: usize = usize::MAX;
 
 impl Bpe {
     /// The model from `vocab` (token → id, ids distinct) and the merge list in rank order.
-    pub fn new(
+    pub fn new<A: AsRef<str>, B: AsRef<str>>(
         vocab: FxHashMap<String, u32>,
-        merge_list: Vec<(String, String)>,
+        merge_list: impl IntoIterator<Item = (A, B)>,
         options: BpeOptions,
         seed: Option<u64>,
         cache_capacity: usize,
@@ -146,7 +147,9 @@ impl Bpe {
             })
         };
         let mut merges = FxHashMap::default();
-        for (k, (a, b)) in merge_list.iter().enumerate() {
+        let mut merge_ids = Vec::new();
+        for (k, (a, b)) in merge_list.into_iter().enumerate() {
+            let (a, b) = (a.as_ref(), b.as_ref());
             let right = b.get(prefix_len..).ok_or_else(|| {
                 Error::invalid(format!(
                     "BPE merge {k} ({a:?}, {b:?}): the right half is shorter than the \
@@ -156,7 +159,9 @@ impl Bpe {
             let made = format!("{a}{right}");
             let rank = u32::try_from(k)
                 .map_err(|_| Error::invalid("BPE: more than 2**32 merges".to_string()))?;
-            merges.insert((id_of(a, k)?, id_of(b, k)?), (rank, id_of(&made, k)?));
+            let pair = (id_of(a, k)?, id_of(b, k)?);
+            merges.insert(pair, (rank, id_of(&made, k)?));
+            merge_ids.push(pair);
         }
         let mut byte_tokens = [None; 256];
         for (b, slot) in byte_tokens.iter_mut().enumerate() {
@@ -165,7 +170,7 @@ impl Bpe {
         Ok(Bpe {
             vocab,
             by_id,
-            merge_list,
+            merge_list: merge_ids,
             merges,
             options,
             byte_tokens,
@@ -180,8 +185,12 @@ impl Bpe {
         &self.options
     }
 
-    pub fn merge_list(&self) -> &[(String, String)] {
-        &self.merge_list
+    /// The merge list as given, as pairs of tokens.
+    pub fn merge_list(&self) -> impl ExactSizeIterator<Item = (&str, &str)> {
+        let token = |id: &u32| self.by_id.get(id).map_or("", String::as_str);
+        self.merge_list
+            .iter()
+            .map(move |(a, b)| (token(a), token(b)))
     }
 
     pub fn vocab(&self) -> &FxHashMap<String, u32> {
@@ -437,6 +446,17 @@ impl Bpe {
             .into_iter()
             .map(|(id, t)| (t.clone(), json!(id)))
             .collect();
+        let mut v = self.settings_json();
+        if let Some(o) = v.as_object_mut() {
+            o.insert("vocab".into(), Value::Object(vocab));
+            let merges = self.merge_list().map(|(a, b)| json!([a, b])).collect();
+            o.insert("merges".into(), Value::Array(merges));
+        }
+        v
+    }
+
+    /// [`Self::to_json`] without the vocabulary and merges.
+    pub fn settings_json(&self) -> Value {
         let o = &self.options;
         json!({
             "type": "BPE",
@@ -447,23 +467,18 @@ impl Bpe {
             "fuse_unk": o.fuse_unk,
             "byte_fallback": o.byte_fallback,
             "ignore_merges": o.ignore_merges,
-            "vocab": vocab,
-            "merges": self.merge_list.iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>(),
         })
     }
 }
 
 /// One merge of a tokenizer.json: `["a", "b"]`, or the older `"a b"`.
-fn merge_of(m: &Value, at: &str) -> Result<(String, String)> {
+fn merge_of<'v>(m: &'v Value, at: &str) -> Result<(&'v str, &'v str)> {
     match m {
-        Value::String(s) => s
-            .split_once(' ')
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .ok_or_else(|| {
-                Error::invalid(format!("{at}: a merge \"a b\" needs a space, got {s:?}"))
-            }),
+        Value::String(s) => s.split_once(' ').ok_or_else(|| {
+            Error::invalid(format!("{at}: a merge \"a b\" needs a space, got {s:?}"))
+        }),
         Value::Array(p) => match p.as_slice() {
-            [Value::String(a), Value::String(b)] => Ok((a.clone(), b.clone())),
+            [Value::String(a), Value::String(b)] => Ok((a, b)),
             _ => Err(Error::invalid(format!(
                 "{at}: a merge must be two strings, got {m}"
             ))),
@@ -483,11 +498,14 @@ mod tests {
             .zip(tokens)
             .map(|(i, t)| (t.to_string(), i))
             .collect();
-        let merges = merges
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect();
-        Bpe::new(vocab, merges, options, Some(1), DEFAULT_CACHE_CAPACITY).expect("valid model")
+        Bpe::new(
+            vocab,
+            merges.iter().copied(),
+            options,
+            Some(1),
+            DEFAULT_CACHE_CAPACITY,
+        )
+        .expect("valid model")
     }
 
     fn run(m: &Bpe, word: &str) -> Vec<(String, usize, usize)> {
@@ -572,6 +590,6 @@ mod tests {
             dropout: Some(1.5),
             ..BpeOptions::default()
         };
-        assert!(Bpe::new(vocab, vec![], odd, None, 0).is_err());
+        assert!(Bpe::new(vocab, Vec::<(&str, &str)>::new(), odd, None, 0).is_err());
     }
 }

@@ -127,4 +127,18 @@ impl Model {
             Model::WordPiece(m) => word_piece::to_json(m),
         }
     }
+
+    /// [`Self::to_json`] without the vocabulary and merges: the model's settings.
+    pub fn settings_json(&self) -> Value {
+        match self {
+            Model::Bpe(m) => m.settings_json(),
+            _ => {
+                let mut v = self.to_json();
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("vocab");
+                }
+                v
+            }
+        }
+    }
 }

@@ -28,7 +28,10 @@ impl Pipeline {
     /// The pipeline of a tokenizer.json document (`origin` names it in errors).
     pub fn from_json_str(text: &str, origin: &str) -> Result<Self> {
         let doc = crate::formats::parse_json(text, origin)?;
-        Self::from_json(&doc).map_err(|e| match e {
+        let pipeline = Self::from_json(&doc);
+        drop(doc);
+        crate::formats::release_freed_memory();
+        pipeline.map_err(|e| match e {
             Error::Invalid(msg) => Error::invalid(format!("{origin}: {msg}")),
             other => other,
         })

@@ -162,6 +162,31 @@ impl PyModel {
     fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
         super::values::to_py(py, &self.inner.to_json())
     }
+
+    /// [`Self::state`] without the vocabulary and merges, which the Python model reads only
+    /// when asked for (`vocab_items`, `merges`): as Python objects a Llama 3 model's took
+    /// ~100 MB.
+    fn settings(&self, py: Python<'_>) -> PyResult<PyObject> {
+        super::values::to_py(py, &self.inner.settings_json())
+    }
+
+    /// (token, id) in id order.
+    fn vocab_items(&self) -> Vec<(String, u32)> {
+        let mut items = self.get_vocab().into_iter().collect::<Vec<_>>();
+        items.sort_by_key(|&(_, id)| id);
+        items
+    }
+
+    /// A BPE model's merge list, as pairs of tokens; empty for the other models.
+    fn merges(&self) -> Vec<(String, String)> {
+        match &self.inner {
+            Model::Bpe(m) => m
+                .merge_list()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 #[pyclass(module = "subword._core", name = "CoreProcessor", frozen)]

@@ -75,6 +75,10 @@ def wrap(core: Any, module: ModuleType) -> Any:
     """The Python component of a core object, keeping that object."""
     if core is None:
         return None
+    if module.__name__.endswith(".models"):
+        settings = core.settings()
+        cls = getattr(module, settings.pop("type"))
+        return cls._from_core(core, settings)
     obj = from_state(core.state(), module)
     # A Sequence rebuilds from its members on every use, so it keeps nothing.
     if not any(hasattr(obj, m) for m in _MEMBERS):

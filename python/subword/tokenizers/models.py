@@ -30,7 +30,34 @@ class Token:
 
 
 class Model(Component):
-    """Base class of the models (HF's ``tokenizers.models.Model``)."""
+    """Base class of the models (HF's ``tokenizers.models.Model``).
+
+    A model read from a tokenizer.json keeps its vocabulary (and a BPE its merges) in the core
+    only: the fields ``vocab`` and ``merges`` are read from it when first asked for. As Python
+    objects a Llama 3 model's took ~100 MB that most programs never look at."""
+
+    # Fields read from the core object on first use (see ``_from_core``).
+    _lazy: tuple[str, ...] = ("vocab",)
+
+    @classmethod
+    def _from_core(cls, core: Any, settings: dict) -> Model:
+        """The model of ``core`` (whose tokenizer.json form, without the lazy fields, is
+        ``settings``), keeping ``core`` as its own."""
+        obj = cls(**settings)
+        for name in cls._lazy:
+            obj.__dict__.pop(name, None)
+        obj.__dict__["_lazy_source"] = core
+        obj.__dict__["_core_cache"] = core
+        return obj
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for a missing attribute: a lazy field not read yet.
+        source = self.__dict__.get("_lazy_source")
+        if source is None or name not in type(self)._lazy:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = dict(source.vocab_items()) if name == "vocab" else source.merges()
+        self.__dict__[name] = value  # not through __setattr__: the core still holds it
+        return value
 
     def tokenize(self, sequence: str) -> list[Token]:
         """The tokens of one pre-token."""
@@ -194,6 +221,7 @@ class BPE(Model):
     ``byte_fallback`` (``<0xXX>`` tokens for characters the vocabulary lacks), ``ignore_merges``
     (a pre-token that is a token is taken whole)."""
 
+    _lazy = ("vocab", "merges")
     _fields = (
         "vocab",
         "merges",
