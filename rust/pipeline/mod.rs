@@ -16,20 +16,23 @@
 //! is not yet a model here (its tuned path runs beside the pipeline, not through it), and the
 //! WordPiece and classic BPE facades keep their own older pipelines.
 
+mod byte_words;
 mod decode_stream;
 mod json;
 
+use byte_words::ByteWords;
 pub use decode_stream::DecodeStream;
 
 use crate::added_tokens::{AddedToken, AddedVocabulary};
 use crate::decoders::Decoder;
 use crate::error::Result;
 use crate::models::{Model, ModelToken};
-use crate::normalizers::{Normalized, Normalizer};
+use crate::normalizers::{Normalized, Normalizer, UnicodeForm};
 use crate::postprocess::{Encoding, Padding, Token, Truncation, Windows, NO_TEXT, NO_WORD};
 use crate::pre_tokenizers::PreTokenizer;
 use crate::processors::{self, Processor};
 use std::sync::Arc;
+use unicode_normalization::{is_nfc_quick, IsNormalized};
 
 #[derive(Clone, Debug)]
 pub struct Pipeline {
@@ -273,6 +276,16 @@ impl Pipeline {
                     out.set_text(strings.len() as u32);
                     strings.push(text.to_string());
                 }
+                Part::Bytes(piece) => {
+                    model_tokens.clear();
+                    self.model.tokenize(piece.word(), &mut model_tokens)?;
+                    let len = piece.word().len();
+                    for t in &model_tokens {
+                        let (start, end) =
+                            piece.original_range(text, t.start.min(len), t.end.min(len));
+                        out.push(t.id, (chars.at(start), chars.at(end)), *word);
+                    }
+                }
                 Part::Word(piece) => {
                     model_tokens.clear();
                     self.model.tokenize(piece.normalized(), &mut model_tokens)?;
@@ -300,6 +313,7 @@ impl Pipeline {
             // HF hands an empty text to no stage (a normalizer that appends sees nothing).
             return Ok(());
         }
+        let mut words = ByteWords::default();
         for (id, start, end) in self.added.split_raw(text) {
             if let Some(id) = id {
                 f(Part::Added {
@@ -308,6 +322,10 @@ impl Pipeline {
                     end,
                     text: &text[start..end],
                 })?;
+                continue;
+            }
+            if let Some(scanner) = self.byte_level_scanner(&text[start..end]) {
+                self.walk_bytes(text, (start, end), scanner, &mut words, &mut f)?;
                 continue;
             }
             let mut stretch = Normalized::of_range(text, start, end);
@@ -334,6 +352,51 @@ impl Pipeline {
                     }
                     Some(_) => {}
                     None => self.walk_words(text, piece, &mut f)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The pre-tokenizer's scanner when the pipeline can cut and map the bytes of `stretch`
+    /// itself (`byte_words.rs`): a byte-level pre-tokenizer of a known shape, and a stretch
+    /// the normalizer leaves as it is: no normalizer, or NFC (Qwen's) on a stretch the quick
+    /// check finds in NFC already (most text), whose alignments NFC then leaves the identity.
+    fn byte_level_scanner(&self, stretch: &str) -> Option<&crate::pretokenize::Pattern> {
+        let scanner = self.pre_tokenizer.as_ref()?.byte_level_scanner()?;
+        let unchanged = match &self.normalizer {
+            None => true,
+            Some(Normalizer::Unicode(UnicodeForm::Nfc)) => {
+                is_nfc_quick(stretch.chars()) == IsNormalized::Yes
+            }
+            Some(_) => false,
+        };
+        unchanged.then_some(scanner)
+    }
+
+    /// [`Self::walk`] of the unnormalized stretch `text[start..end]` through the byte-level
+    /// fast path: added tokens cut out (as from a normalized stretch, which this one is), the
+    /// rest cut by `scanner` into byte-level words.
+    fn walk_bytes(
+        &self,
+        text: &str,
+        (start, end): (usize, usize),
+        scanner: &crate::pretokenize::Pattern,
+        words: &mut ByteWords,
+        f: &mut impl FnMut(Part<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let stretch = &text[start..end];
+        for (id, s, e) in self.added.split_normalized(stretch) {
+            match id {
+                Some(id) if s < e => f(Part::Added {
+                    id,
+                    start: start + s,
+                    end: start + e,
+                    text: &stretch[s..e],
+                })?,
+                Some(_) => {}
+                None => {
+                    words.for_each(scanner, text, (start + s, start + e), |w| f(Part::Bytes(w)))?
                 }
             }
         }
@@ -425,8 +488,10 @@ impl Pipeline {
     /// count. Added tokens are cut out first and never counted.
     pub fn for_each_word(&self, text: &str, mut f: impl FnMut(&str, usize)) -> Result<()> {
         self.walk(text, |part| {
-            if let Part::Word(piece) = part {
-                f(piece.normalized(), piece.original_range(0, 0).0);
+            match part {
+                Part::Word(piece) => f(piece.normalized(), piece.original_range(0, 0).0),
+                Part::Bytes(piece) => f(piece.word(), piece.start()),
+                Part::Added { .. } => {}
             }
             Ok(())
         })
@@ -497,6 +562,8 @@ enum Part<'a> {
     },
     /// A pre-token for the model.
     Word(&'a Normalized),
+    /// A pre-token of the byte-level fast path.
+    Bytes(&'a ByteWords),
 }
 
 /// Byte offset → character offset of one text.

@@ -19,6 +19,7 @@ use crate::bert::split::is_punctuation;
 use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
 use crate::normalizers::Normalized;
+use crate::pretokenize::Pattern;
 use serde_json::{json, Value};
 use split::{apply, chars_matching, regex_matches};
 use std::sync::LazyLock;
@@ -107,6 +108,27 @@ impl PreTokenizer {
         // pieces (a custom pre-tokenizer's uncut empty split stays, as in HF).
         out.retain(|p| !p.normalized().is_empty());
         Ok(out)
+    }
+
+    /// The scanner whose pieces, each byte as its printable char, are exactly what this
+    /// pre-tokenizer makes of a text (unnormalized): a ByteLevel with GPT-2's pattern and no
+    /// prefix space, or an isolating Split on a built-in scanner followed by a ByteLevel that
+    /// only maps bytes (Llama 3's and Qwen's shape). The pipeline then cuts and maps texts
+    /// itself, without the per-byte alignments a general pre-tokenizer keeps (`byte_words.rs`).
+    pub fn byte_level_scanner(&self) -> Option<&Pattern> {
+        let maps_only = |o: &ByteLevelOptions| !o.add_prefix_space && !o.use_regex;
+        match self {
+            PreTokenizer::ByteLevel(o) if !o.add_prefix_space && o.use_regex => {
+                Some(&rewrite::GPT2)
+            }
+            PreTokenizer::Sequence(parts) => match parts.as_slice() {
+                [PreTokenizer::Split(s), PreTokenizer::ByteLevel(o)] if maps_only(o) => {
+                    s.isolating_scanner()
+                }
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// The pieces of the whole of `text` (as HF's `pre_tokenize_str`): each piece's text and

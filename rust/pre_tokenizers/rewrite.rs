@@ -9,7 +9,7 @@ use crate::options::PrependScheme;
 use crate::pretokenize::{Pattern, GPT2_PATTERN};
 use std::sync::LazyLock;
 
-static GPT2: LazyLock<Pattern> =
+pub(crate) static GPT2: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(GPT2_PATTERN).expect("GPT-2's pattern compiles"));
 
 /// HF's ByteLevel: a space first unless the piece starts with one (aligned with its first char),

@@ -186,6 +186,14 @@ impl Split {
         })
     }
 
+    /// The scanner when this Split keeps each of its matches as one piece (behavior
+    /// isolated, not inverted): its pieces are then exactly the scanner's, which tile the text.
+    pub fn isolating_scanner(&self) -> Option<&Pattern> {
+        (self.behavior == Behavior::Isolated && !self.invert)
+            .then_some(self.scanner.as_ref())
+            .flatten()
+    }
+
     /// The pieces of `text[range]`, as byte ranges of `text`.
     pub fn split(&self, text: &str, range: (usize, usize)) -> Result<Vec<(usize, usize)>> {
         let part = &text[range.0..range.1];
