@@ -32,6 +32,7 @@
 use super::ModelToken;
 use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
+use crate::vocab::pack_short;
 use rustc_hash::FxHashMap;
 use serde_json::{json, Value};
 use std::cmp::Reverse;
@@ -59,6 +60,10 @@ pub struct BpeOptions {
 #[derive(Debug)]
 pub struct Bpe {
     vocab: FxHashMap<String, u32>,
+    /// The tokens of at most 15 bytes again, keyed by their bytes packed into a `u128`
+    /// (`vocab::pack_short`): `ignore_merges` looks every word up whole, and a string key cost a
+    /// hash of the string and a `memcmp` on a heap string that is seldom in cache.
+    short_vocab: FxHashMap<u128, u32>,
     by_id: FxHashMap<u32, String>,
     /// The merge list as given (its halves' ids: a pair of strings per merge took ~80 bytes),
     /// for saving.
@@ -78,6 +83,7 @@ impl Clone for Bpe {
     fn clone(&self) -> Self {
         Bpe {
             vocab: self.vocab.clone(),
+            short_vocab: self.short_vocab.clone(),
             by_id: self.by_id.clone(),
             merge_list: self.merge_list.clone(),
             merges: self.merges.clone(),
@@ -92,10 +98,44 @@ impl Clone for Bpe {
 }
 
 /// Recent words → their tokens.
-type WordCache = RwLock<FxHashMap<Box<str>, Box<[ModelToken]>>>;
+type WordCache = RwLock<Words>;
+
+/// The cached words: those of at most 15 bytes keyed by their packed bytes (as `short_vocab`),
+/// the others by their text.
+#[derive(Debug, Default)]
+struct Words {
+    short: FxHashMap<u128, Box<[ModelToken]>>,
+    long: FxHashMap<Box<str>, Box<[ModelToken]>>,
+}
+
+impl Words {
+    fn get(&self, word: &str) -> Option<&[ModelToken]> {
+        match pack_short(word.as_bytes()) {
+            Some(key) => self.short.get(&key),
+            None => self.long.get(word),
+        }
+        .map(|t| &**t)
+    }
+
+    fn insert(&mut self, word: &str, tokens: &[ModelToken]) {
+        match pack_short(word.as_bytes()) {
+            Some(key) => self.short.insert(key, tokens.into()),
+            None => self.long.insert(word.into(), tokens.into()),
+        };
+    }
+
+    fn len(&self) -> usize {
+        self.short.len() + self.long.len()
+    }
+
+    fn clear(&mut self) {
+        self.short.clear();
+        self.long.clear();
+    }
+}
 
 fn new_cache(capacity: usize) -> Option<WordCache> {
-    (capacity > 0).then(|| RwLock::new(FxHashMap::default()))
+    (capacity > 0).then(|| RwLock::new(Words::default()))
 }
 
 /// One character (or fallback byte, or unknown run) of a word being merged.
@@ -163,12 +203,17 @@ impl Bpe {
             merges.insert(pair, (rank, id_of(&made, k)?));
             merge_ids.push(pair);
         }
+        let short_vocab = vocab
+            .iter()
+            .filter_map(|(t, &id)| Some((pack_short(t.as_bytes())?, id)))
+            .collect();
         let mut byte_tokens = [None; 256];
         for (b, slot) in byte_tokens.iter_mut().enumerate() {
             *slot = vocab.get(&format!("<0x{b:02X}>")).copied();
         }
         Ok(Bpe {
             vocab,
+            short_vocab,
             by_id,
             merge_list: merge_ids,
             merges,
@@ -225,7 +270,11 @@ impl Bpe {
             return Ok(());
         }
         if self.options.ignore_merges {
-            if let Some(&id) = self.vocab.get(word) {
+            let whole = match pack_short(word.as_bytes()) {
+                Some(key) => self.short_vocab.get(&key),
+                None => self.vocab.get(word),
+            };
+            if let Some(&id) = whole {
                 out.push(ModelToken {
                     id,
                     start: 0,
@@ -268,7 +317,7 @@ impl Bpe {
         if let Some(c) = cache {
             let mut c = c.write().unwrap_or_else(|e| e.into_inner());
             if c.len() < self.cache_capacity {
-                c.insert(word.into(), out[from..].into());
+                c.insert(word, &out[from..]);
             }
         }
         Ok(())
