@@ -2,11 +2,12 @@
 and against the pipeline's general path.
 
 A tokenizer whose pre-tokenizer only cuts with a built-in scanner and maps bytes (GPT-2's
-ByteLevel; Llama 3's and Qwen's isolating Split followed by a ByteLevel without regex), with no
-normalizer or Qwen's NFC on text already in NFC, is cut and mapped by the pipeline itself,
-without per-byte alignments. The same tokenizer with its normalizer inside a Sequence (the same
-normalization, for HF too) takes the general path: both must give HF's ids, tokens, offsets and
-word ids, with added tokens in the text (and text not in NFC), and train the same merges.
+ByteLevel, a space put first or not; Llama 3's and Qwen's isolating Split followed by a
+ByteLevel without regex), with no normalizer or Qwen's NFC on text already in NFC, is cut and
+mapped by the pipeline itself, without per-byte alignments. The same tokenizer with its
+normalizer inside a Sequence (the same normalization, for HF too) takes the general path: both
+must give HF's ids, tokens, offsets and word ids, with added tokens in the text (and text not in
+NFC), and train the same merges.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def _split_then_bytes(pattern: str):
 # shape: (normalizer, pre-tokenizer); Qwen's NFC leaves the fast path only for text not in NFC.
 SHAPES = {
     "gpt2": (None, lambda: hf.pre_tokenizers.ByteLevel(add_prefix_space=False)),
+    "roberta": (None, lambda: hf.pre_tokenizers.ByteLevel(add_prefix_space=True)),
     "llama3": (None, lambda: _split_then_bytes(subword._core.LLAMA3_PATTERN)),
     "qwen2": (hf.normalizers.NFC, lambda: _split_then_bytes(subword._core.QWEN2_PATTERN)),
 }

@@ -1,6 +1,6 @@
 //! The byte-level pieces of a stretch of text the normalizer leaves as it is, for the
-//! pre-tokenizers that only cut with a scanner and map bytes (`PreTokenizer::byte_level_scanner`:
-//! GPT-2's, Llama 3's, Qwen's shapes).
+//! pre-tokenizers that only cut with a scanner and map bytes, after a space put first or not
+//! (`PreTokenizer::byte_level_scanner`: GPT-2's and RoBERTa's, Llama 3's, Qwen's shapes).
 //!
 //! Idea: such a pre-tokenizer turns each byte of a piece into one printable char, so where a
 //! byte of the model's input came from is arithmetic: the general path's alignments (16 bytes per
@@ -31,25 +31,41 @@ pub struct ByteWords {
 }
 
 impl ByteWords {
-    /// Call `f(self)` for each non-empty piece `scanner` cuts from `text[start..end]`, with
-    /// [`Self::word`] and [`Self::original_range`] describing it.
+    /// Call `f(self)` for each non-empty piece `scanner` cuts from `text[start..end]` (after a
+    /// space put first, with `prefix_space`, unless it starts with one), with [`Self::word`]
+    /// and [`Self::original_range`] describing it. The space stands for the first char, as HF
+    /// aligns a prepended char with the char it precedes.
     pub fn for_each(
         &mut self,
         scanner: &Pattern,
+        prefix_space: bool,
         text: &str,
         (start, end): (usize, usize),
         mut f: impl FnMut(&Self) -> Result<()>,
     ) -> Result<()> {
-        let bytes = text.as_bytes();
-        for (s, e) in scanner.spans(&text[start..end])? {
+        let part = &text[start..end];
+        let prefixed = prefix_space && !part.is_empty() && !part.starts_with(' ');
+        let spaced;
+        let scanned = if prefixed {
+            spaced = format!(" {part}");
+            spaced.as_str()
+        } else {
+            part
+        };
+        // Byte k of `scanned` stands for byte `start + k - shift` of the text (the space, k = 0,
+        // for the first byte).
+        let shift = usize::from(prefixed);
+        let bytes = scanned.as_bytes();
+        for (s, e) in scanner.spans(scanned)? {
             if s == e {
                 continue;
             }
             self.word.clear();
             self.from.clear();
-            for (at, &b) in (start + s..).zip(&bytes[start + s..start + e]) {
+            for (k, &b) in (s..).zip(&bytes[s..e]) {
                 let c = byte_char(b);
                 self.word.push(c);
+                let at = start + k.saturating_sub(shift);
                 self.from.extend(std::iter::repeat_n(at, c.len_utf8()));
             }
             f(self)?;

@@ -362,7 +362,7 @@ impl Pipeline {
     /// itself (`byte_words.rs`): a byte-level pre-tokenizer of a known shape, and a stretch
     /// the normalizer leaves as it is: no normalizer, or NFC (Qwen's) on a stretch the quick
     /// check finds in NFC already (most text), whose alignments NFC then leaves the identity.
-    fn byte_level_scanner(&self, stretch: &str) -> Option<&crate::pretokenize::Pattern> {
+    fn byte_level_scanner(&self, stretch: &str) -> Option<(&crate::pretokenize::Pattern, bool)> {
         let scanner = self.pre_tokenizer.as_ref()?.byte_level_scanner()?;
         let unchanged = match &self.normalizer {
             None => true,
@@ -381,7 +381,7 @@ impl Pipeline {
         &self,
         text: &str,
         (start, end): (usize, usize),
-        scanner: &crate::pretokenize::Pattern,
+        (scanner, prefix_space): (&crate::pretokenize::Pattern, bool),
         words: &mut ByteWords,
         f: &mut impl FnMut(Part<'_>) -> Result<()>,
     ) -> Result<()> {
@@ -396,7 +396,8 @@ impl Pipeline {
                 })?,
                 Some(_) => {}
                 None => {
-                    words.for_each(scanner, text, (start + s, start + e), |w| f(Part::Bytes(w)))?
+                    let range = (start + s, start + e);
+                    words.for_each(scanner, prefix_space, text, range, |w| f(Part::Bytes(w)))?
                 }
             }
         }

@@ -111,19 +111,18 @@ impl PreTokenizer {
     }
 
     /// The scanner whose pieces, each byte as its printable char, are exactly what this
-    /// pre-tokenizer makes of a text (unnormalized): a ByteLevel with GPT-2's pattern and no
-    /// prefix space, or an isolating Split on a built-in scanner followed by a ByteLevel that
-    /// only maps bytes (Llama 3's and Qwen's shape). The pipeline then cuts and maps texts
-    /// itself, without the per-byte alignments a general pre-tokenizer keeps (`byte_words.rs`).
-    pub fn byte_level_scanner(&self) -> Option<&Pattern> {
+    /// pre-tokenizer makes of a text, and whether a space is put first (unless the text starts
+    /// with one): a ByteLevel with GPT-2's pattern, or an isolating Split on a built-in scanner
+    /// followed by a ByteLevel that only maps bytes (Llama 3's and Qwen's shape). The pipeline
+    /// then cuts and maps texts itself, without the per-byte alignments a general pre-tokenizer
+    /// keeps (`byte_words.rs`).
+    pub fn byte_level_scanner(&self) -> Option<(&Pattern, bool)> {
         let maps_only = |o: &ByteLevelOptions| !o.add_prefix_space && !o.use_regex;
         match self {
-            PreTokenizer::ByteLevel(o) if !o.add_prefix_space && o.use_regex => {
-                Some(&rewrite::GPT2)
-            }
+            PreTokenizer::ByteLevel(o) if o.use_regex => Some((&rewrite::GPT2, o.add_prefix_space)),
             PreTokenizer::Sequence(parts) => match parts.as_slice() {
                 [PreTokenizer::Split(s), PreTokenizer::ByteLevel(o)] if maps_only(o) => {
-                    s.isolating_scanner()
+                    Some((s.isolating_scanner()?, false))
                 }
                 _ => None,
             },
