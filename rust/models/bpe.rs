@@ -109,16 +109,17 @@ struct Words {
 }
 
 impl Words {
-    fn get(&self, word: &str) -> Option<&[ModelToken]> {
-        match pack_short(word.as_bytes()) {
+    /// `word`'s tokens; `short` is its `pack_short` key.
+    fn get(&self, word: &str, short: Option<u128>) -> Option<&[ModelToken]> {
+        match short {
             Some(key) => self.short.get(&key),
             None => self.long.get(word),
         }
         .map(|t| &**t)
     }
 
-    fn insert(&mut self, word: &str, tokens: &[ModelToken]) {
-        match pack_short(word.as_bytes()) {
+    fn insert(&mut self, word: &str, short: Option<u128>, tokens: &[ModelToken]) {
+        match short {
             Some(key) => self.short.insert(key, tokens.into()),
             None => self.long.insert(word.into(), tokens.into()),
         };
@@ -269,8 +270,10 @@ impl Bpe {
         if word.is_empty() {
             return Ok(());
         }
+        // The packed key, for the whole-word lookup and the cache (once per word).
+        let short = pack_short(word.as_bytes());
         if self.options.ignore_merges {
-            let whole = match pack_short(word.as_bytes()) {
+            let whole = match short {
                 Some(key) => self.short_vocab.get(&key),
                 None => self.vocab.get(word),
             };
@@ -289,7 +292,7 @@ impl Bpe {
             .as_ref()
             .filter(|_| dropout.is_none() && word.len() < CACHE_MAX_BYTES);
         if let Some(c) = cache {
-            if let Some(hit) = c.read().unwrap_or_else(|e| e.into_inner()).get(word) {
+            if let Some(hit) = c.read().unwrap_or_else(|e| e.into_inner()).get(word, short) {
                 out.extend_from_slice(hit);
                 return Ok(());
             }
@@ -317,7 +320,7 @@ impl Bpe {
         if let Some(c) = cache {
             let mut c = c.write().unwrap_or_else(|e| e.into_inner());
             if c.len() < self.cache_capacity {
-                c.insert(word, &out[from..]);
+                c.insert(word, short, &out[from..]);
             }
         }
         Ok(())
