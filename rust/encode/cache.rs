@@ -1,10 +1,11 @@
-//! A bounded word cache that neither serializes threads nor allocates.
+//! A bounded cache of long pieces (32 to 512 bytes) that neither serializes threads nor
+//! allocates per hit.
 //!
 //! tiktoken removed its cache because one RwLock-guarded LRU made threads queue on every piece.
-//! Here each thread is pinned to its own shard (by a per-thread index), so the lock is taken but not
-//! contended below 64 threads. A shard is a direct-mapped table of fixed-size slots allocated on
-//! first use: lookup is one hash, one 32-byte compare; a miss overwrites its slot. No allocation per
-//! word, O(1) bookkeeping, and memory bounded by `SLOTS` × slot size per active thread.
+//! Here each thread is pinned to its own shard (by a per-thread index), so the lock is taken but
+//! not contended below 64 threads. A shard is a direct-mapped table allocated on first use:
+//! lookup is one hash and one compare; a miss overwrites its slot. Shorter pieces are the piece
+//! cache's (`hot.rs`).
 
 use crate::vocab::Rank;
 use std::hash::{BuildHasher, Hasher};
@@ -12,38 +13,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 const SHARDS: usize = 64;
-const SLOTS: usize = 1 << 13;
-/// Longest piece cached, in bytes.
-pub const MAX_CACHED_LEN: usize = 32;
-/// Most ids a cached piece may have.
-const MAX_IDS: usize = 12;
-
-#[derive(Clone, Copy)]
-struct Slot {
-    key: [u8; MAX_CACHED_LEN],
-    key_len: u8,
-    n_ids: u8,
-    ids: [Rank; MAX_IDS],
-}
-
-const EMPTY: Slot = Slot {
-    key: [0; MAX_CACHED_LEN],
-    key_len: u8::MAX,
-    n_ids: 0,
-    ids: [0; MAX_IDS],
-};
-
-type Shard = Option<Box<[Slot]>>;
-
-/// One shard per cache line pair: without the padding, four shards' locks share a line and every
-/// lock by one thread invalidates the line for the others (false sharing), which cost batch
-/// encoding nearly all of its parallel speed-up.
-#[repr(align(128))]
-struct Padded(Mutex<Shard>);
-
-pub struct WordCache {
-    shards: Box<[Padded]>,
-}
 
 fn shard_of_this_thread() -> usize {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -53,74 +22,13 @@ fn shard_of_this_thread() -> usize {
     INDEX.with(|i| *i)
 }
 
-#[inline(always)]
-fn padded(piece: &[u8]) -> [u8; MAX_CACHED_LEN] {
-    let mut key = [0u8; MAX_CACHED_LEN];
-    key[..piece.len()].copy_from_slice(piece);
-    key
-}
-
-#[inline(always)]
-fn slot_of(key: &[u8; MAX_CACHED_LEN], len: usize) -> usize {
-    let mut h = rustc_hash::FxBuildHasher.build_hasher();
-    h.write(key);
-    h.write_usize(len);
-    (h.finish() >> 17) as usize & (SLOTS - 1)
-}
-
-impl Default for WordCache {
-    fn default() -> Self {
-        WordCache {
-            shards: (0..SHARDS).map(|_| Padded(Mutex::new(None))).collect(),
-        }
-    }
-}
-
-impl WordCache {
-    /// Append the cached ids of `piece` (at most `MAX_CACHED_LEN` bytes) to `out`; false if absent.
-    #[inline]
-    pub fn get_into(&self, piece: &[u8], out: &mut Vec<Rank>) -> bool {
-        let key = padded(piece);
-        let Ok(shard) = self.shards[shard_of_this_thread()].0.lock() else {
-            return false;
-        };
-        let Some(slots) = shard.as_ref() else {
-            return false;
-        };
-        let slot = &slots[slot_of(&key, piece.len())];
-        if slot.key_len as usize == piece.len() && slot.key == key {
-            out.extend_from_slice(&slot.ids[..slot.n_ids as usize]);
-            true
-        } else {
-            false
-        }
-    }
-
-    #[inline]
-    pub fn insert(&self, piece: &[u8], ids: &[Rank]) {
-        if ids.len() > MAX_IDS {
-            return;
-        }
-        let key = padded(piece);
-        let Ok(mut shard) = self.shards[shard_of_this_thread()].0.lock() else {
-            return;
-        };
-        let slots = shard.get_or_insert_with(|| vec![EMPTY; SLOTS].into_boxed_slice());
-        let slot = &mut slots[slot_of(&key, piece.len())];
-        slot.key = key;
-        slot.key_len = piece.len() as u8;
-        slot.n_ids = ids.len() as u8;
-        slot.ids[..ids.len()].copy_from_slice(ids);
-    }
-}
-
 /// Longest piece the long-piece cache keeps, in bytes.
 pub const MAX_LONG_LEN: usize = 512;
 const LONG_SLOTS: usize = 1 << 9;
 
-/// Pieces of `MAX_CACHED_LEN + 1 ..= MAX_LONG_LEN` bytes: table rules, `=====` lines, runs of
+/// Pieces of `hot::MAX_LEN + 1 ..= MAX_LONG_LEN` bytes: table rules, `=====` lines, runs of
 /// spaces in code. They are few (0.2% of en_docs' pieces) but repeat, and each costs a merge of
-/// dozens of bytes, which made them 16% of that file's time. Same sharding as [`WordCache`]; a
+/// dozens of bytes, which made them 16% of that file's time. One shard per thread; a
 /// slot owns its bytes and ids (an allocation per miss, none per hit), so a shard holds at most
 /// `LONG_SLOTS` × (`MAX_LONG_LEN` bytes + as many ids) = 1.25 MB.
 type LongSlot = Option<(Box<[u8]>, Box<[Rank]>)>;
@@ -193,21 +101,5 @@ mod tests {
         assert_eq!(out, vec![9]);
         c.insert(&vec![b'-'; MAX_LONG_LEN + 1], &[1]);
         assert!(!c.get_into(&vec![b'-'; MAX_LONG_LEN + 1], &mut out));
-    }
-
-    #[test]
-    fn hit_miss_and_overwrite() {
-        let c = WordCache::default();
-        let mut out = Vec::new();
-        assert!(!c.get_into(b"abc", &mut out));
-        c.insert(b"abc", &[1, 2]);
-        assert!(c.get_into(b"abc", &mut out));
-        assert_eq!(out, vec![1, 2]);
-        // Same bytes zero-padded but a different length is a different key.
-        assert!(!c.get_into(b"abc\0", &mut out));
-        c.insert(b"abc", &[7]);
-        out.clear();
-        assert!(c.get_into(b"abc", &mut out));
-        assert_eq!(out, vec![7]);
     }
 }

@@ -29,6 +29,7 @@ use super::shared_cache::{self, SharedCache, Words};
 use crate::error::Result;
 use crate::pretokenize::{Span, SPAN_BATCH};
 use crate::vocab::Rank;
+use rustc_hash::FxHashMap;
 
 /// Entries of the first level: 16 K × 64 B = 1 MB, within a core's L2 on current x86.
 const BITS: u32 = 14;
@@ -175,9 +176,20 @@ fn slots(key: &Key) -> (usize, usize) {
     )
 }
 
+/// Most pieces the big-piece map keeps; it is emptied when it would hold more.
+const BIG_PIECES: usize = 1 << 17;
+
 /// One encoder's table on this thread.
 pub struct Table {
     entries: Box<[Entry]>,
+    /// Pieces (of up to `MAX_LEN` bytes) with more than `MAX_IDS` ids, which no entry holds:
+    /// their key → where their ids are in `spilled`. In Chinese/Russian/German text with r50k
+    /// one piece in nine is such (a run of Han characters is one piece and gives an id per
+    /// byte or two), half of them repeats; merging each again, behind a locked cache, was
+    /// a third of that file's time. At most `BIG_PIECES` pieces (so at most 31 × as many ids);
+    /// emptied when full, so a text with more distinct big pieces merges some again.
+    big: FxHashMap<Key, (u32, u32)>,
+    spilled: Vec<Rank>,
     lookups: u64,
     hits: u64,
 }
@@ -186,6 +198,8 @@ impl Table {
     fn new() -> Self {
         Table {
             entries: vec![Entry::default(); ENTRIES].into_boxed_slice(),
+            big: FxHashMap::default(),
+            spilled: Vec::new(),
             lookups: 0,
             hits: 0,
         }
@@ -282,6 +296,8 @@ impl Table {
                 if let Some(w) = second.load(shared, Entry::key_words(key)) {
                     self.entries[first] = Entry::from_words(&w);
                     emit(&self.entries[first], out);
+                } else if let Some(&(at, n)) = self.big.get(key) {
+                    out.extend_from_slice(&self.spilled[at as usize..(at + n) as usize]);
                 } else {
                     self.hits -= 1;
                     miss(&text[start..end], short_key, out)?;
@@ -310,7 +326,10 @@ impl Table {
         key: &Key,
         ids: &[Rank],
     ) {
-        if ids.is_empty() || ids.len() > MAX_IDS {
+        if ids.len() > MAX_IDS {
+            return self.spill(key, ids);
+        }
+        if ids.is_empty() {
             return;
         }
         let mut e = Entry {
@@ -321,6 +340,20 @@ impl Table {
         e.ids[0] = (ids[0] & ID_MASK) | ((ids.len() as u32) << COUNT_SHIFT);
         self.entries[first] = e;
         second.store(shared, &e.words());
+    }
+}
+
+impl Table {
+    /// Remember the ids of a piece with more than `MAX_IDS` of them in the big-piece map.
+    #[cold]
+    fn spill(&mut self, key: &Key, ids: &[Rank]) {
+        if self.big.len() >= BIG_PIECES {
+            self.big.clear();
+            self.spilled.clear();
+        }
+        let at = self.spilled.len() as u32;
+        self.spilled.extend_from_slice(ids);
+        self.big.insert(*key, (at, ids.len() as u32));
     }
 }
 
@@ -461,7 +494,7 @@ mod tests {
     }
 
     #[test]
-    fn misses_are_remembered_up_to_seven_ids_and_31_bytes() {
+    fn misses_of_up_to_31_bytes_are_remembered_whatever_their_ids() {
         // Pieces of 1..=40 bytes giving 1..=10 ids, each twice, the second time in one batch.
         let text: Vec<u8> = (0..400u32).map(|k| b'a' + (k * 7 % 26) as u8).collect();
         let ids_of = |p: &[u8]| -> Vec<Rank> {
@@ -488,12 +521,34 @@ mod tests {
         for pass in 0..3 {
             let (got, missed) = run(&mut t, &shared, &text, &spans, ids_of);
             assert_eq!(got, want, "pass {pass}");
-            // Once warm, only uncacheable pieces (over 31 bytes or 7 ids) miss.
+            // Once warm, only pieces over 31 bytes miss; those of more than seven ids come
+            // from the big-piece map.
             if pass > 0 {
-                assert!(missed
-                    .iter()
-                    .all(|p| p.len() > MAX_LEN || ids_of(p).len() > MAX_IDS));
+                assert!(missed.iter().all(|p| p.len() > MAX_LEN), "pass {pass}");
+                assert!(missed.len() == spans.iter().filter(|(s, e)| e - s > MAX_LEN).count());
             }
+        }
+    }
+
+    #[test]
+    fn the_big_piece_map_is_emptied_when_full_and_stays_exact() {
+        let shared = SharedCache::default();
+        let mut t = Table::new();
+        let ids_of = |p: &[u8]| -> Vec<Rank> { p.iter().map(|&b| b as Rank + 7).collect() };
+        // Distinct 12-byte pieces of 12 ids each, more than the map keeps.
+        let piece = |k: usize| format!("{k:012}").into_bytes();
+        for k in 0..BIG_PIECES + 10 {
+            let p = piece(k);
+            let (got, missed) = run(&mut t, &shared, &p, &whole(&p), ids_of);
+            assert_eq!((got, missed.len()), (ids_of(&p), 1));
+            assert!(t.big.len() <= BIG_PIECES);
+        }
+        assert!(t.spilled.len() <= BIG_PIECES * MAX_LEN);
+        // The last ones are there (from the map, exact); the first were dropped and merge again.
+        for k in [BIG_PIECES + 9, 0] {
+            let p = piece(k);
+            let (got, missed) = run(&mut t, &shared, &p, &whole(&p), ids_of);
+            assert_eq!((got, missed.len()), (ids_of(&p), usize::from(k == 0)));
         }
     }
 

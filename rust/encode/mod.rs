@@ -21,7 +21,7 @@ use crate::pretokenize::{Pattern, Span, SPAN_BATCH};
 use crate::specials::{Part, Rules, Selection, Specials};
 use crate::vocab::{Rank, Vocab};
 use batch::par_map_runs;
-use cache::{LongCache, WordCache, MAX_CACHED_LEN, MAX_LONG_LEN};
+use cache::{LongCache, MAX_LONG_LEN};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -44,8 +44,7 @@ pub const MIN_BATCH_SPLIT: usize = 64;
 /// Reused buffers for merging, so short pieces allocate nothing.
 #[derive(Default)]
 pub struct Scratch {
-    ids: Vec<Rank>,
-    ranks: Vec<Rank>,
+    scan: merge::ScanScratch,
     heap: merge::HeapScratch,
     backtrack: backtrack::Scratch,
 }
@@ -67,7 +66,6 @@ pub struct Encoder {
     vocab: Vocab,
     pattern: Pattern,
     specials: Specials,
-    cache: WordCache,
     long_cache: LongCache,
     /// Look the whole piece up before merging (tiktoken always does; HF only with `ignore_merges`).
     whole_lookup: bool,
@@ -103,7 +101,6 @@ impl Encoder {
             vocab,
             pattern,
             specials,
-            cache: WordCache::default(),
             long_cache: LongCache::default(),
             whole_lookup: true,
             sorted_tokens: OnceLock::new(),
@@ -138,7 +135,6 @@ impl Encoder {
         self.whole_lookup = false;
         self.id = next_encoder_id();
         self.shared = OnceLock::new();
-        self.cache = WordCache::default();
         self.long_cache = LongCache::default();
         self
     }
@@ -178,19 +174,7 @@ impl Encoder {
             out.push(id);
             return Ok(());
         }
-        // A piece with more ids than a piece-cache entry holds (Korean and Chinese words often
-        // have) is kept in the word cache instead; only a piece of more bytes than that many ids
-        // can be one.
-        let may_spill = piece.len() > hot::MAX_IDS && piece.len() <= MAX_CACHED_LEN;
-        if may_spill && self.cache.get_into(piece, out) {
-            return Ok(());
-        }
-        let start = out.len();
-        self.merge(piece, scratch, out)?;
-        if may_spill && out.len() - start > hot::MAX_IDS {
-            self.cache.insert(piece, &out[start..]);
-        }
-        Ok(())
+        self.merge(piece, scratch, out)
     }
 
     /// [`Self::encode_missed_piece`] for pieces of 16 bytes or more.
@@ -206,24 +190,16 @@ impl Encoder {
                 return Ok(());
             }
         }
-        if piece.len() > MAX_CACHED_LEN {
-            if piece.len() > MAX_LONG_LEN {
-                return self.merge(piece, scratch, out);
-            }
-            if self.long_cache.get_into(piece, out) {
-                return Ok(());
-            }
-            let start = out.len();
-            self.merge(piece, scratch, out)?;
-            self.long_cache.insert(piece, &out[start..]);
-            return Ok(());
+        // The piece cache keeps pieces of up to `hot::MAX_LEN` bytes, the long cache longer ones.
+        if piece.len() <= hot::MAX_LEN || piece.len() > MAX_LONG_LEN {
+            return self.merge(piece, scratch, out);
         }
-        if self.cache.get_into(piece, out) {
+        if self.long_cache.get_into(piece, out) {
             return Ok(());
         }
         let start = out.len();
         self.merge(piece, scratch, out)?;
-        self.cache.insert(piece, &out[start..]);
+        self.long_cache.insert(piece, &out[start..]);
         Ok(())
     }
 
