@@ -6,6 +6,7 @@ mod core_bpe;
 mod custom;
 mod decoders;
 mod files;
+mod id_buffer;
 mod id_lists;
 mod normalizers;
 mod pipeline;
@@ -138,6 +139,7 @@ fn get_num_threads() -> usize {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     train::set_interrupt_check(interrupted);
     m.add_class::<PyCore>()?;
+    m.add_class::<id_buffer::IdBuffer>()?;
     m.add_class::<normalizers::PyNormalizer>()?;
     m.add_class::<decoders::PyDecoder>()?;
     m.add_class::<pre_tokenizers::PyPreTokenizer>()?;

@@ -7,6 +7,7 @@ from refdata.py; nothing here touches the network.
 
 from __future__ import annotations
 
+import io
 import pickle
 
 import numpy as np
@@ -366,6 +367,32 @@ def test_batch_parity(hpair, texts, threads):
         assert isinstance(got, np.ndarray)
         assert got.dtype == ref.dtype
         assert np.array_equal(got, ref)
+
+
+def test_encode_to_numpy_owns_its_ids_read_only(pair):
+    """The array wraps the encoder's result without a copy: it must keep that memory alive on
+    its own, refuse writes as tiktoken's does, and describe itself as native uint32."""
+    sw, tk = pair
+    text = "Numpy ids, 한국어 too. " * 500
+    got = sw.encode_to_numpy(text)
+    ref = tk.encode_to_numpy(text)
+    assert got.dtype == ref.dtype == np.uint32
+    assert got.flags.writeable == ref.flags.writeable is False
+    with pytest.raises(ValueError):
+        got[0] = 1
+    owner = got.base.obj  # numpy holds a memoryview of the encoder's buffer object
+    view = memoryview(owner)
+    assert (view.format, view.ndim, view.shape, view.itemsize) == ("I", 1, (len(ref),), 4)
+    # A writable view is refused (readinto asks for one, and reports the refusal as TypeError).
+    with pytest.raises(TypeError, match="read-write"):
+        io.BytesIO(b"abcd").readinto(owner)
+    # Only the array holds the ids now; churn the heap, then read them.
+    view.release()
+    del ref, owner
+    junk = [sw.encode_to_numpy(text[: k * 7]) for k in range(200)]
+    del junk
+    assert got.tolist() == tk.encode(text)
+    assert sw.encode_to_numpy("").shape == (0,)
 
 
 # 16..120 texts already give hundreds of pieces, several of runs.rs's 64-piece windows (most of

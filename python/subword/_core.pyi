@@ -28,6 +28,11 @@ class CoreStream:
     def feed(self, chunk: str) -> list[int]: ...
     def finish(self) -> list[int]: ...
 
+class IdBuffer:
+    """Read-only buffer of native-endian uint32 ids (``numpy.frombuffer`` wraps it)."""
+
+    def __len__(self) -> int: ...
+
 class CoreBPE:
     """The Rust encoder behind ``subword.Encoding`` and ``subword.Tokenizer``."""
 
@@ -66,9 +71,9 @@ class CoreBPE:
     def encode(
         self, text: str, allowed_special: _Special, disallowed_special: _Special
     ) -> list[int]: ...
-    def encode_to_bytes(
+    def encode_to_buffer(
         self, text: str, allowed_special: _Special, disallowed_special: _Special
-    ) -> bytes: ...
+    ) -> IdBuffer: ...
     def count(self, text: str, allowed_special: _Special, disallowed_special: _Special) -> int: ...
     def encode_with_unstable(
         self, text: str, allowed_special: _Special, disallowed_special: _Special

@@ -314,7 +314,7 @@ class Encoding:
         import numpy as np
 
         buf = _retry_without_surrogates(
-            self._core.encode_to_bytes, text, allowed_special, disallowed_special
+            self._core.encode_to_buffer, text, allowed_special, disallowed_special
         )
         return np.frombuffer(buf, dtype=np.uint32)
 

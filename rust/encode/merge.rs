@@ -77,7 +77,10 @@ fn merge_scan(
     out: &mut Vec<Rank>,
 ) -> Result<()> {
     // The buffers hold SCAN_LIMIT slots (and the zips below would silently cut a longer piece).
-    assert!(piece.len() <= SCAN_LIMIT, "merge_scan takes pieces of at most SCAN_LIMIT bytes");
+    assert!(
+        piece.len() <= SCAN_LIMIT,
+        "merge_scan takes pieces of at most SCAN_LIMIT bytes"
+    );
     let ScanScratch { ids, ranks } = scratch;
     let mut len = piece.len();
     for (id, &b) in ids.iter_mut().zip(piece) {

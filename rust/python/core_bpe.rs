@@ -2,6 +2,7 @@
 //! texts in, ids as ready-made Python ints out, the GIL released while encoding.
 
 use super::args::{borrow_all, selections, texts, type_name, Threads};
+use super::id_buffer::IdBuffer;
 use super::{id_lists, to_py};
 use crate::encode::{par_map, Encoder, FlatBatch, Stream};
 use crate::formats::{byte_unicode, gpt2, hf_json, tekken, tiktoken};
@@ -374,22 +375,16 @@ impl PyCore {
         self.id_list(py, &ids)
     }
 
-    /// Ids as native-endian u32 bytes, for `numpy.frombuffer`.
-    fn encode_to_bytes<'py>(
+    /// Ids as a read-only buffer of native-endian u32, for `numpy.frombuffer` (no copy).
+    fn encode_to_buffer<'py>(
         &self,
         py: Python<'py>,
         text: &str,
         allowed_special: &Bound<'py, PyAny>,
         disallowed_special: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    ) -> PyResult<IdBuffer> {
         let ids = self.encode_ids(py, text, allowed_special, disallowed_special)?;
-        // Filled in place: one pass over the ids, no intermediate byte vector.
-        PyBytes::new_with(py, ids.len() * 4, |buf| {
-            for (dst, id) in buf.chunks_exact_mut(4).zip(&ids) {
-                dst.copy_from_slice(&id.to_ne_bytes());
-            }
-            Ok(())
-        })
+        Ok(IdBuffer::new(ids))
     }
 
     fn count(
