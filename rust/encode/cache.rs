@@ -24,13 +24,16 @@ fn shard_of_this_thread() -> usize {
 
 /// Longest piece the long-piece cache keeps, in bytes.
 pub const MAX_LONG_LEN: usize = 512;
-const LONG_SLOTS: usize = 1 << 9;
+const LONG_SLOTS: usize = 1 << 13;
 
 /// Pieces of `hot::MAX_LEN + 1 ..= MAX_LONG_LEN` bytes: table rules, `=====` lines, runs of
-/// spaces in code. They are few (0.2% of en_docs' pieces) but repeat, and each costs a merge of
-/// dozens of bytes, which made them 16% of that file's time. One shard per thread; a
-/// slot owns its bytes and ids (an allocation per miss, none per hit), so a shard holds at most
-/// `LONG_SLOTS` × (`MAX_LONG_LEN` bytes + as many ids) = 1.25 MB.
+/// spaces in code, sentences of Chinese between punctuation. They are few (0.2% of en_docs'
+/// pieces, 0.5% of Chinese/Russian/German text's) but repeat, and each costs a merge of dozens
+/// of bytes, which made them 16% of en_docs' time. One shard per thread; a slot owns its bytes
+/// and ids (an allocation per miss, none per hit). 8 K slots: that text has 4.5 K distinct
+/// long pieces, and with 512 slots they evicted each other (cl100k, one core: 150 → 162 MB/s).
+/// A shard holds at most `LONG_SLOTS` × (`MAX_LONG_LEN` bytes + as many ids) = 20 MB; typical
+/// long pieces are under 100 bytes, a megabyte or two for a full shard.
 type LongSlot = Option<(Box<[u8]>, Box<[Rank]>)>;
 
 #[repr(align(128))]
