@@ -454,17 +454,21 @@ fn emit(e: &Entry, spilled: &[Rank], out: &mut Vec<Rank>) {
         return emit_spilled(spilled, e.ids[1] as usize, e.ids[2] as usize, out);
     }
     debug_assert!((1..=MAX_IDS).contains(&n));
-    out.reserve(MAX_IDS);
+    // The first four ids with the count masked off, in registers: masking the id after the
+    // copy (a byte read-modify-write of memory just written by a vector store) stalled on it.
+    let mut head: [Rank; 4] = e.ids[..4].try_into().expect("four ids");
+    head[0] &= ID_MASK;
+    let tail: [Rank; 4] = e.ids[4..].try_into().expect("four ids");
+    out.reserve(MAX_IDS + 1);
     let len = out.len();
-    // SAFETY: `reserve` made room for MAX_IDS more, so the MAX_IDS slots after `len` are
-    // allocated and the copy (from an entry, which cannot overlap the vector) stays in bounds;
-    // they are written before the length covers them. The count is 1..=MAX_IDS here (0 is a
-    // spilled entry, handled above; `insert_at` stores no other); `min` keeps the bound even
-    // if that broke.
+    // SAFETY: `reserve` made room for MAX_IDS + 1 = 8 more ids, so the eight slots after `len`
+    // are allocated and both copies (from locals) stay in bounds; they are written before the
+    // length covers them. The count is 1..=MAX_IDS here (0 is a spilled entry, handled above;
+    // `insert_at` stores no other); `min` keeps the bound even if that broke.
     unsafe {
         let at = out.as_mut_ptr().add(len);
-        std::ptr::copy_nonoverlapping(e.ids.as_ptr(), at, MAX_IDS);
-        *at &= ID_MASK;
+        std::ptr::copy_nonoverlapping(head.as_ptr(), at, 4);
+        std::ptr::copy_nonoverlapping(tail.as_ptr(), at.add(4), 4);
         out.set_len(len + n.min(MAX_IDS));
     }
 }
