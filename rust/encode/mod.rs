@@ -1,4 +1,4 @@
-//! The encoder: specials split → pre-tokenize → per piece: whole-piece lookup, word cache, rank merge.
+//! The encoder: specials split → pre-tokenize → per piece: piece cache (`hot.rs`), whole-piece lookup, rank merge.
 
 mod backtrack;
 pub(crate) mod batch;
