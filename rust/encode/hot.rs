@@ -21,11 +21,13 @@
 //! what the first evicts and what other threads encoded: a piece coming back then costs one L3
 //! read instead of a merge, whose pair-table lookups miss the cache too.
 //!
-//! Pieces with more than seven ids go to a map of their own (`Table::big`), per thread too.
+//! A piece with more than seven ids keeps them in a per-thread map (`Table::big`); its entry
+//! points at them there.
 //!
-//! Downside: a piece longer than 31 bytes is never cached here; a thread that alternates between more than four encoders keeps rebuilding tables; each encoder
-//! costs up to 4 MB per thread that ran it (pages are touched as entries are written) plus its
-//! shared 8–32 MB.
+//! Downside: a piece longer than 31 bytes is never cached here; a thread that alternates
+//! between more than four encoders keeps rebuilding tables; each encoder costs up to 4 MB per
+//! thread that ran it (pages are touched as entries are written), plus its big-piece map, plus
+//! its shared 8–32 MB.
 
 use super::shared_cache::{self, SharedCache, Words};
 use crate::error::Result;
@@ -229,8 +231,8 @@ const BIG_PIECES: usize = 1 << 17;
 /// One encoder's table on this thread.
 pub struct Table {
     entries: Box<[Entry]>,
-    /// Pieces (of up to `MAX_LEN` bytes) with more than `MAX_IDS` ids, which no entry holds:
-    /// their key → where their ids are in `spilled`. In Chinese/Russian/German text with r50k
+    /// Pieces (of up to `MAX_LEN` bytes) with more than `MAX_IDS` ids, more than an entry
+    /// holds inline: their key → where their ids are in `spilled` (an entry may point there). In Chinese/Russian/German text with r50k
     /// one piece in nine is such (a run of Han characters is one piece and gives an id per
     /// byte or two), half of them repeats; merging each again, behind a locked cache, was
     /// a third of that file's time. At most `BIG_PIECES` pieces (so at most 31 × as many ids);
@@ -356,7 +358,7 @@ impl Table {
         Ok(last)
     }
 
-    /// Remember `ids` (1..=MAX_IDS of them) for the piece keyed `key`.
+    /// Remember `ids` (at least one) for the piece keyed `key`.
     #[cfg(test)]
     fn insert(&mut self, second: &SharedCache, key: &Key, ids: &[Rank]) {
         let (first, shared) = slots(key);
@@ -390,9 +392,7 @@ impl Table {
         self.entries[first] = e;
         second.store(shared, &e.words());
     }
-}
 
-impl Table {
     /// Remember the ids of a piece with more than `MAX_IDS` of them in the big-piece map;
     /// returns where they start in `spilled`.
     #[cold]
