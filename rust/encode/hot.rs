@@ -1,33 +1,42 @@
 //! The piece cache of the hot path: pieces of up to 31 bytes → their ids, per thread.
 //!
-//! Idea: almost every piece of real text is short and one of a few thousand frequent ones. A
-//! direct-mapped table of 64-byte entries (a 32-byte key holding the piece's bytes and length,
-//! and up to seven ids inline: one cache line each) answers them in one hash and one compare,
-//! before the vocabulary's much larger hash maps (megabytes, mostly L3) are touched. Pieces are
-//! looked up a batch at a time, every slot of the batch prefetched first, so the batch's memory
-//! latencies overlap. Each thread owns its tables: no lock, nothing shared between cores.
+//! Idea: almost every piece of real text is short and one of a few thousand frequent ones. Two
+//! tables answer them before the vocabulary's much larger hash maps (megabytes, mostly L3) are
+//! touched, each in one hash and one compare:
+//! - pieces of up to 15 bytes (99% of English pieces, 93% of Chinese/Russian/German ones) in
+//!   32-byte entries, the piece's bytes and length as one `u128` and four ids inline, two
+//!   entries per cache line; a piece may sit in either entry of its line, so two hot pieces
+//!   that hash alike do not evict each other;
+//! - pieces of 16 to 31 bytes in 64-byte entries: a 32-byte key and seven ids.
 //!
-//! 31 bytes and 7 ids because non-Latin text needs them: in Chinese/Russian/German text 12% of
-//! cl100k pieces are longer than 15 bytes and 6% of the shorter ones give more than four ids
-//! (Korean: 11%); a cache of 15-byte, four-id pieces sent all of those to the merge.
+//! Pieces are looked up a batch at a time, every line of the batch prefetched first, so the
+//! batch's memory latencies overlap; when all hit (the common case) their ids are copied out
+//! with no branch per piece. Each thread owns its tables: no lock, nothing shared between cores.
 //!
-//! Invariants: a key is [`cache_key`] of its piece, whose first word is never 0 for a cacheable
-//! piece (its length is in the top byte of one of the words and the first word is 0 only for
-//! the empty piece), so a zeroed entry is empty; an entry's ids are exactly what encoding its
-//! piece with its owner's encoder gives (entries are only written from that result). Tables are
-//! per encoder (`owner`), at most [`OWNERS`] per thread, least recently used dropped first.
+//! Why two entry sizes: one table of 64-byte entries for every piece up to 31 bytes ran
+//! en_docs at 0.65× of this (the wider key to load, mask, hash and compare, eight ids to copy,
+//! twice the memory per piece), yet non-Latin text needs the long pieces cached: in
+//! Chinese/Russian/German text 7% of cl100k pieces are longer than 15 bytes.
+//!
+//! Invariants: a key is [`cache_key`] of its piece (a short entry holds its first word, the
+//! second being 0), never 0 for a cacheable piece (its length is in the top byte of one of the
+//! words), so a zeroed entry is empty; an entry's ids are exactly what encoding its piece with
+//! its owner's encoder gives (entries are only written from that result); a piece is in at most
+//! one entry of a line. Tables are per encoder (`owner`), at most [`OWNERS`] per thread, least
+//! recently used dropped first.
 //!
 //! A second level (`shared_cache.rs`, one table of 8–32 MB per encoder shared by all threads) keeps
 //! what the first evicts and what other threads encoded: a piece coming back then costs one L3
 //! read instead of a merge, whose pair-table lookups miss the cache too.
 //!
-//! A piece with more than seven ids keeps them in a per-thread map (`Table::big`); its entry
-//! points at them there.
+//! A piece with more ids than its entry holds keeps them in a per-thread map (`Table::big`);
+//! its entry points at them there.
 //!
-//! Downside: a piece longer than 31 bytes is never cached here; a thread that alternates
-//! between more than four encoders keeps rebuilding tables; each encoder costs up to 4 MB per
-//! thread that ran it (pages are touched as entries are written), plus its big-piece map, plus
-//! its shared 8–32 MB.
+//! Downside: a piece longer than 31 bytes is never cached here; a short piece of five to seven
+//! ids takes a branch to the big-piece map on every hit (11% of Korean's short pieces); a
+//! thread that alternates between more than four encoders keeps rebuilding tables; each
+//! encoder costs up to 8 MB per thread that ran it (pages are touched as entries are written),
+//! plus its big-piece map, plus its shared 8–32 MB.
 
 use super::shared_cache::{self, SharedCache, Words};
 use crate::error::Result;
@@ -35,16 +44,24 @@ use crate::pretokenize::{Span, SPAN_BATCH};
 use crate::vocab::Rank;
 use rustc_hash::FxHashMap;
 
-/// Entries of the first level: 64 K × 64 B = 4 MB, mostly in L3. Measured one core, r50k, on
-/// en_docs / code_py / en_webster (MB/s): 16 K entries (1 MB, a Zen 4 core's whole L2) 260 /
-/// 234 / 170; 32 K 277 / 250 / 184; 64 K 283 / 255 / 188; 128 K 288 / 257 / 188. The batch's
-/// prefetches hide most of L3's latency, while each first-level miss costs a second-level
-/// lookup and a refill; past 64 K entries the gain no longer pays for the memory.
-const BITS: u32 = 16;
-const ENTRIES: usize = 1 << BITS;
-/// Most ids an entry holds (the eighth slot of the shared level's entry holds its version).
+/// Top bits of a key's hash that pick its first-level slots; the second level takes the bits
+/// below them.
+const FIRST_BITS: u32 = 16;
+/// Lines of the short table: 64 K × 64 B = 4 MB, 128 K pieces. Timed by hand, r50k en_docs: 32 K
+/// lines (2 MB) missed 1.3% of short pieces over nine calls, 64 K 0.6% (353 → 358 MB/s).
+const SHORT_LINE_BITS: u32 = 16;
+/// Entries of the wide table: 64 K × 64 B = 4 MB. Timed by hand, r50k: 32 K entries ran
+/// Chinese/Russian/German at 122 MB/s and Korean at 210, 64 K at 133 and 220, 128 K at 136
+/// and 213.
+const WIDE_BITS: u32 = 16;
+const _: () = assert!(SHORT_LINE_BITS <= FIRST_BITS && WIDE_BITS <= FIRST_BITS);
+/// Most ids a wide entry holds (the eighth slot of the shared level's entry holds its version).
 pub const MAX_IDS: usize = 7;
-/// Longest piece (in bytes) an entry holds.
+/// Most ids a short entry holds.
+const SHORT_IDS: usize = 4;
+/// Longest piece (in bytes) a short entry holds: its bytes and length fill one `u128`.
+const SHORT_LEN: usize = 15;
+/// Longest piece (in bytes) a wide entry holds.
 pub const MAX_LEN: usize = 31;
 /// Encoders per thread with a table of their own.
 const OWNERS: usize = 4;
@@ -59,6 +76,7 @@ const ID_MASK: u32 = (1 << COUNT_SHIFT) - 1;
 /// is empty or too long.
 pub type Key = [u128; 2];
 
+/// A wide piece's entry (and the shared level's): one cache line.
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
 struct Entry {
@@ -68,6 +86,19 @@ struct Entry {
 }
 
 impl Entry {
+    /// The entry of `key` with `ids` (1..=`MAX_IDS` of them).
+    #[inline(always)]
+    fn inline(key: &Key, ids: &[Rank]) -> Self {
+        debug_assert!((1..=MAX_IDS).contains(&ids.len()));
+        let mut e = Entry {
+            key: *key,
+            ids: [0; MAX_IDS + 1],
+        };
+        e.ids[..ids.len()].copy_from_slice(ids);
+        e.ids[0] = (ids[0] & ID_MASK) | ((ids.len() as u32) << COUNT_SHIFT);
+        e
+    }
+
     /// The first-level entry of a piece whose `n` (> `MAX_IDS`) ids are at `at` in the table's
     /// `spilled`: count 0, then where and how many. Never stored in the shared level, whose
     /// entries cannot point into one thread's `spilled`.
@@ -194,51 +225,130 @@ fn hash(key: &Key) -> u64 {
     h ^ (h >> 32)
 }
 
-/// The slots of a key's hash in the two levels: the top bits for the first, the bits below
-/// them for the second (independent, so pieces that share a first-level slot are spread over
-/// the second).
+/// The slots of a key's hash in the two levels: the top `bits` (≤ `FIRST_BITS`) for the first,
+/// the bits below `FIRST_BITS` for the second (independent, so pieces that share a first-level
+/// slot are spread over the second).
 #[inline(always)]
-fn slots(key: &Key) -> (usize, usize) {
+fn slots(key: &Key, bits: u32) -> (usize, usize) {
     const SECOND: u32 = 2 * shared_cache::MAX_BITS;
-    const _: () = assert!(BITS + SECOND <= 64);
+    const _: () = assert!(FIRST_BITS + SECOND <= 64);
     let h = hash(key);
     (
-        (h >> (64 - BITS)) as usize,
-        ((h >> (64 - BITS - SECOND)) & ((1 << SECOND) - 1)) as usize,
+        (h >> (64 - bits)) as usize,
+        ((h >> (64 - FIRST_BITS - SECOND)) & ((1 << SECOND) - 1)) as usize,
     )
 }
 
-/// `ENTRIES` empty entries, from a zeroed allocation: the OS hands its pages out zeroed on
-/// first touch, so a short job pays only for the pages its pieces land on (`vec!` of a struct
-/// writes every entry, 4 MB, up front).
-fn zeroed_entries() -> Box<[Entry]> {
-    let layout = std::alloc::Layout::array::<Entry>(ENTRIES).expect("a 4 MB layout");
-    // SAFETY: the layout is non-zero-sized; an all-zero `Entry` is valid (integers only) and
-    // is the empty entry; the pointer came from the global allocator with the layout of
-    // `[Entry; ENTRIES]`, which is what `Box<[Entry]>` frees it with.
+/// The first word of [`cache_key`] for a piece of 1..=15 bytes (its second word is 0), else 0:
+/// one 16-byte load and a mask.
+#[inline(always)]
+fn short_key(text: &[u8], start: usize, end: usize) -> u128 {
+    let n = end - start;
+    if n.wrapping_sub(1) >= SHORT_LEN {
+        return 0;
+    }
+    let word = match text.get(start..start + 16) {
+        Some(w) => u128::from_le_bytes(w.try_into().expect("16 bytes")),
+        None => {
+            let mut copy = [0u8; 16];
+            copy[..n].copy_from_slice(&text[start..end]);
+            u128::from_le_bytes(copy)
+        }
+    };
+    let (keep, len) = &KEY_MASKS[n];
+    word & keep[0] | len[0]
+}
+
+/// A short piece's entry: its key and up to four ids, the count in the top bits of the first;
+/// count 0 points into the table's `spilled` (`ids[1]` where, `ids[2]` how many).
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Short {
+    key: u128,
+    ids: [Rank; SHORT_IDS],
+}
+
+/// Two short entries sharing a cache line; a piece may be in either.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Line([Short; 2]);
+
+impl Short {
+    /// The entry of `key` with `ids` (1..=4 of them).
+    #[inline(always)]
+    fn inline(key: u128, ids: &[Rank]) -> Self {
+        debug_assert!((1..=SHORT_IDS).contains(&ids.len()));
+        let mut e = Short {
+            key,
+            ids: [0; SHORT_IDS],
+        };
+        e.ids[..ids.len()].copy_from_slice(ids);
+        e.ids[0] = (ids[0] & ID_MASK) | ((ids.len() as u32) << COUNT_SHIFT);
+        e
+    }
+
+    #[inline(always)]
+    fn spilled(key: u128, at: u32, n: u32) -> Self {
+        Short {
+            key,
+            ids: [0, at, n, 0],
+        }
+    }
+
+    #[inline(always)]
+    fn is_spilled(&self) -> bool {
+        self.key != 0 && self.ids[0] >> COUNT_SHIFT == 0
+    }
+
+    #[inline(always)]
+    fn id_count(&self) -> usize {
+        match (self.ids[0] >> COUNT_SHIFT) as usize {
+            0 => self.ids[2] as usize,
+            n => n,
+        }
+    }
+}
+
+/// `n` empty entries (`T` zeroed is empty), from a zeroed allocation: the OS hands its pages
+/// out zeroed on first touch, so a short job pays only for the pages its pieces land on (`vec!`
+/// of a struct writes every entry up front).
+fn zeroed<T: Copy + Default>(n: usize) -> Box<[T]> {
+    let layout = std::alloc::Layout::array::<T>(n).expect("a table layout");
+    assert!(layout.size() > 0);
+    // SAFETY: the layout is non-zero-sized; `T` is only ever `Entry` or `Line`, plain integers
+    // for which all-zero is valid (and is the empty entry); the pointer came from the global
+    // allocator with the layout of `[T; n]`, which is what `Box<[T]>` frees it with.
     unsafe {
-        let ptr = std::alloc::alloc_zeroed(layout).cast::<Entry>();
+        let ptr = std::alloc::alloc_zeroed(layout).cast::<T>();
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, ENTRIES))
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
     }
 }
 
 /// Most pieces the big-piece map keeps; it is emptied when it would hold more.
 const BIG_PIECES: usize = 1 << 17;
 
-/// One encoder's table on this thread.
+/// A short entry to write once the batch's ids are out: (line, entry).
+type Pending = (u32, Short);
+
+/// One encoder's tables on this thread.
 pub struct Table {
-    entries: Box<[Entry]>,
-    /// Pieces (of up to `MAX_LEN` bytes) with more than `MAX_IDS` ids, more than an entry
-    /// holds inline: their key → where their ids are in `spilled` (an entry may point there). In Chinese/Russian/German text with r50k
-    /// one piece in nine is such (a run of Han characters is one piece and gives an id per
-    /// byte or two), half of them repeats; merging each again, behind a locked cache, was
-    /// a third of that file's time. At most `BIG_PIECES` pieces (so at most 31 × as many ids);
-    /// emptied when full, so a text with more distinct big pieces merges some again.
+    short: Box<[Line]>,
+    wide: Box<[Entry]>,
+    /// Pieces (of up to `MAX_LEN` bytes) with more ids than their entry holds: their key →
+    /// where their ids are in `spilled` (an entry may point there). In Chinese/Russian/German
+    /// text with r50k one piece in nine is such (a run of Han characters is one piece and gives
+    /// an id per byte or two), half of them repeats; merging each again, behind a locked cache,
+    /// was a third of that file's time. At most `BIG_PIECES` pieces (so at most 31 × as many
+    /// ids) after each batch; emptied when full, so a text with more distinct big pieces merges
+    /// some again.
     big: FxHashMap<Key, (u32, u32)>,
     spilled: Vec<Rank>,
+    /// The big-piece map is full: empty it once the batch's ids are out (entries the batch
+    /// already found may point into it).
+    clear_big: bool,
     lookups: u64,
     hits: u64,
 }
@@ -246,23 +356,32 @@ pub struct Table {
 impl Table {
     fn new() -> Self {
         Table {
-            entries: zeroed_entries(),
+            short: zeroed(1 << SHORT_LINE_BITS),
+            wide: zeroed(1 << WIDE_BITS),
             big: FxHashMap::default(),
             spilled: Vec::new(),
+            clear_big: false,
             lookups: 0,
             hits: 0,
         }
     }
 
-    /// Append the ids of each piece `spans` cut from `text` to `out`, in order, from the table
-    /// where it has them and from `miss(piece, short_key, out)` where not (`short_key` is
+    #[inline(always)]
+    fn short_entry(&self, at: u32) -> &Short {
+        &self.short[(at >> 1) as usize].0[(at & 1) as usize]
+    }
+
+    /// Append the ids of each piece `spans` cut from `text` to `out`, in order, from the tables
+    /// where they have them and from `miss(piece, short_key, out)` where not (`short_key` is
     /// `vocab::pack_short` of the piece, 0 for a piece over 15 bytes); what `miss` gives for a
     /// cacheable piece is remembered. Returns how many ids the last piece gave.
     ///
-    /// Three passes over the batch: keys, hashes and a prefetch of each first-level slot; a
-    /// prefetch of the second-level slot of each first-level miss; then the ids. A lookup one
-    /// piece at a time waits out an L2 (or, on a first-level miss, L3) latency per piece; here
-    /// the batch's loads are in flight together.
+    /// Three passes over the batch: short keys, hashes and a prefetch of each line; the compare
+    /// of each piece with its line (a prefetch of the second-level slots of those missing);
+    /// then the ids. A lookup one piece at a time waits out an L2 (or L3) latency per piece;
+    /// here the batch's loads are in flight together. The batch's new short entries are
+    /// written after its last id, so an entry a piece found in the second pass is still there
+    /// in the third.
     #[inline(always)]
     pub fn encode_batch(
         &mut self,
@@ -272,102 +391,214 @@ impl Table {
         out: &mut Vec<Rank>,
         mut miss: impl FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>,
     ) -> Result<usize> {
-        let mut keys = [[0u128; 2]; SPAN_BATCH];
-        let mut at = [(0u32, 0usize); SPAN_BATCH];
-        for ((key, slot), &(start, end)) in keys.iter_mut().zip(&mut at).zip(spans) {
-            *key = cache_key(text, start, end);
-            let (first, shared) = slots(key);
-            *slot = (first as u32, shared);
-            prefetch_line(&self.entries[first]);
-        }
         let n = spans.len();
         if n == 0 {
             return Ok(0);
         }
-        // Which pieces the first level lacks (or cannot hold); their second-level slots are
-        // asked for now, so the loads overlap.
-        // Empty spans (marks, see `runs.rs`) have no ids of their own: they go to `miss`, but
-        // need not send the batch down the slow path.
-        let mut missed = 0u64;
-        let mut marks = 0u64;
-        for (k, (key, &(first, shared))) in keys[..n].iter().zip(&at[..n]).enumerate() {
-            if key[0] == 0 {
-                if spans[k].0 == spans[k].1 {
-                    marks |= 1 << k;
-                } else {
-                    missed |= 1 << k;
-                }
-            } else if self.entries[first as usize].key != *key {
-                missed |= 1 << k;
-                second.prefetch(shared);
-            }
+        let mut keys = [0u128; SPAN_BATCH];
+        let mut at = [(0u32, 0usize); SPAN_BATCH];
+        for ((key, slot), &(start, end)) in keys.iter_mut().zip(&mut at).zip(spans) {
+            *key = short_key(text, start, end);
+            let (line, shared) = slots(&[*key, 0], SHORT_LINE_BITS);
+            *slot = (line as u32, shared);
+            prefetch_line(&self.short[line]);
         }
-        let cacheable = keys[..n].iter().filter(|k| k[0] != 0).count() as u64;
-        self.lookups += cacheable;
-        self.hits += cacheable;
-        if missed == 0 {
-            // Every piece is in the first level (the common case): no compare, no branch per
-            // piece but the vector's room (and, in a batch with marks, the mark test).
-            if marks == 0 {
-                for &(first, _) in &at[..n] {
-                    emit(&self.entries[first as usize], &self.spilled, out);
-                }
-                return Ok(self.entries[at[n - 1].0 as usize].id_count());
-            }
-            for (k, &(first, _)) in at[..n].iter().enumerate() {
-                if marks >> k & 1 != 0 {
-                    let (s, _) = spans[k];
-                    miss(&text[s..s], 0, out)?;
-                } else {
-                    emit(&self.entries[first as usize], &self.spilled, out);
-                }
-            }
-            return Ok(if marks >> (n - 1) & 1 != 0 {
-                0
+        // Which entry each short piece found; the others (missed, empty, longer than 15
+        // bytes) are exceptions.
+        let mut found = [0u32; SPAN_BATCH];
+        let mut exceptions = 0u64;
+        let mut shorts = 0;
+        // No branch on which entry of the line matched: hits split between the two, and a
+        // branch on it mispredicted.
+        for (k, (&key, &(line, _))) in keys[..n].iter().zip(&at[..n]).enumerate() {
+            let pair = &self.short[line as usize].0;
+            let (first, second_way) = (pair[0].key == key, pair[1].key == key);
+            found[k] = 2 * line + u32::from(second_way);
+            exceptions |= u64::from(!(first | second_way) | (key == 0)) << k;
+            shorts += u64::from(key != 0);
+        }
+        let mut rest = exceptions;
+        while rest != 0 {
+            let j = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            if keys[j] != 0 {
+                second.prefetch(at[j].1);
             } else {
-                self.entries[at[n - 1].0 as usize].id_count()
-            });
+                let (start, end) = spans[j];
+                if (SHORT_LEN + 1..=MAX_LEN).contains(&(end - start)) {
+                    let (first, _) = slots(&cache_key(text, start, end), WIDE_BITS);
+                    prefetch_line(&self.wide[first]);
+                }
+            }
         }
-        // Some piece missed: an earlier piece's insert may take the slot a later one hit in
-        // the check above (two pieces of a batch can share a slot), so every key is compared
-        // again here.
+        self.lookups += shorts;
+        self.hits += shorts;
+        if exceptions == 0 {
+            // Every piece found (the common case): no branch per piece but the vector's room.
+            for &e in &found[..n] {
+                emit_short(self.short_entry(e), &self.spilled, out);
+            }
+            return Ok(self.short_entry(found[n - 1]).id_count());
+        }
+        let mut pending = [(0u32, Short::default()); SPAN_BATCH];
+        let mut queued = 0;
         let mut last = 0;
-        for ((key, &(first, shared)), &(start, end)) in keys.iter().zip(&at).zip(spans) {
+        let mut next = 0;
+        let mut rest = exceptions;
+        while rest != 0 {
+            let j = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            for &e in &found[next..j] {
+                emit_short(self.short_entry(e), &self.spilled, out);
+            }
             let before = out.len();
-            let first = first as usize;
-            if key[0] == 0 {
-                miss(&text[start..end], 0, out)?;
-            } else if self.entries[first].key == *key {
-                emit(&self.entries[first], &self.spilled, out);
+            let (start, end) = spans[j];
+            let piece = &text[start..end];
+            if keys[j] != 0 {
+                let (line, shared) = at[j];
+                let entry = self.short_miss(second, keys[j], shared, piece, out, &mut miss)?;
+                pending[queued] = (line, entry);
+                queued += 1;
+            } else if (SHORT_LEN + 1..=MAX_LEN).contains(&piece.len()) {
+                self.wide_lookup(second, text, (start, end), out, &mut miss)?;
             } else {
-                let short_key = if key[1] == 0 { key[0] } else { 0 };
-                if let Some(w) = second.load(shared, Entry::key_words(key)) {
-                    self.entries[first] = Entry::from_words(&w);
-                    emit(&self.entries[first], &self.spilled, out);
-                } else if let Some(&(at, n)) = self.big.get(key) {
-                    self.entries[first] = Entry::spilled(key, at, n);
-                    emit_spilled(&self.spilled, at as usize, n as usize, out);
-                } else {
-                    self.hits -= 1;
-                    miss(&text[start..end], short_key, out)?;
-                    self.insert_at(second, first, shared, key, &out[before..]);
-                }
+                miss(piece, 0, out)?;
             }
             last = out.len() - before;
+            next = j + 1;
         }
+        for &e in &found[next..n] {
+            emit_short(self.short_entry(e), &self.spilled, out);
+        }
+        if exceptions >> (n - 1) & 1 == 0 {
+            last = self.short_entry(found[n - 1]).id_count();
+        }
+        self.finish_batch(&pending[..queued]);
         Ok(last)
     }
 
-    /// Remember `ids` (at least one) for the piece keyed `key`.
-    #[cfg(test)]
-    fn insert(&mut self, second: &SharedCache, key: &Key, ids: &[Rank]) {
-        let (first, shared) = slots(key);
-        self.insert_at(second, first, shared, key, ids);
+    /// The ids of a short piece its line lacks onto `out`, from the second level, the
+    /// big-piece map or `miss`; returns the entry to write for it.
+    #[inline(always)]
+    fn short_miss(
+        &mut self,
+        second: &SharedCache,
+        key: u128,
+        shared: usize,
+        piece: &[u8],
+        out: &mut Vec<Rank>,
+        miss: &mut impl FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>,
+    ) -> Result<Short> {
+        let wide_key = [key, 0];
+        if let Some(w) = second.load(shared, Entry::key_words(&wide_key)) {
+            let e = Entry::from_words(&w);
+            emit(&e, &self.spilled, out);
+            let ids = &out[out.len() - e.id_count()..];
+            return Ok(self.short_entry_of(key, ids));
+        }
+        if let Some(&(at, n)) = self.big.get(&wide_key) {
+            emit_spilled(&self.spilled, at as usize, n as usize, out);
+            return Ok(Short::spilled(key, at, n));
+        }
+        self.hits -= 1;
+        let before = out.len();
+        miss(piece, key, out)?;
+        let ids = &out[before..];
+        if (1..=MAX_IDS).contains(&ids.len()) {
+            second.store(shared, &Entry::inline(&wide_key, ids).words());
+        }
+        Ok(self.short_entry_of(key, ids))
     }
 
-    /// [`Self::insert`] into the slots of `key`'s hash.
+    /// The short entry for `key` with `ids`: inline, or pointing at them in the big-piece map
+    /// (put there unless already there). An empty key for no ids (nothing to remember).
     #[inline(always)]
-    fn insert_at(
+    fn short_entry_of(&mut self, key: u128, ids: &[Rank]) -> Short {
+        match ids.len() {
+            0 => Short::default(),
+            1..=SHORT_IDS => Short::inline(key, ids),
+            n => {
+                let at = match self.big.get(&[key, 0]) {
+                    Some(&(at, m)) if m as usize == n => at,
+                    _ => self.spill(&[key, 0], ids),
+                };
+                Short::spilled(key, at, n as u32)
+            }
+        }
+    }
+
+    /// Write the batch's new short entries (after emptying the big-piece map if it filled up,
+    /// when those that point into it are dropped too): the newest first in its line, the
+    /// line's other entry going unless it was this piece's.
+    fn finish_batch(&mut self, pending: &[Pending]) {
+        let cleared = std::mem::take(&mut self.clear_big);
+        if cleared {
+            self.empty_big();
+        }
+        for &(line, e) in pending {
+            if e.key == 0 || (cleared && e.is_spilled()) {
+                continue;
+            }
+            let pair = &mut self.short[line as usize].0;
+            if pair[0].key != e.key {
+                pair[1] = pair[0];
+            }
+            pair[0] = e;
+        }
+    }
+
+    /// A piece of 16..=31 bytes through the wide table, then the second level, the big-piece
+    /// map and `miss`, remembered in the wide table.
+    #[inline(always)]
+    fn wide_lookup(
+        &mut self,
+        second: &SharedCache,
+        text: &[u8],
+        (start, end): Span,
+        out: &mut Vec<Rank>,
+        miss: &mut impl FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>,
+    ) -> Result<()> {
+        let key = cache_key(text, start, end);
+        let (first, shared) = slots(&key, WIDE_BITS);
+        self.lookups += 1;
+        self.hits += 1;
+        if self.wide[first].key == key {
+            emit(&self.wide[first], &self.spilled, out);
+        } else if let Some(w) = second.load(shared, Entry::key_words(&key)) {
+            self.wide[first] = Entry::from_words(&w);
+            emit(&self.wide[first], &self.spilled, out);
+        } else if let Some(&(at, n)) = self.big.get(&key) {
+            self.wide[first] = Entry::spilled(&key, at, n);
+            emit_spilled(&self.spilled, at as usize, n as usize, out);
+        } else {
+            self.hits -= 1;
+            let before = out.len();
+            miss(&text[start..end], 0, out)?;
+            self.insert_wide(second, first, shared, &key, &out[before..]);
+        }
+        Ok(())
+    }
+
+    /// Remember `ids` (at least one) for the piece keyed `key`, in both levels.
+    #[cfg(test)]
+    fn insert(&mut self, second: &SharedCache, key: &Key, ids: &[Rank]) {
+        if key[1] == 0 {
+            let (line, shared) = slots(key, SHORT_LINE_BITS);
+            if ids.len() <= MAX_IDS {
+                second.store(shared, &Entry::inline(key, ids).words());
+            }
+            let e = self.short_entry_of(key[0], ids);
+            self.finish_batch(&[(line as u32, e)]);
+        } else {
+            let (first, shared) = slots(key, WIDE_BITS);
+            self.insert_wide(second, first, shared, key, ids);
+        }
+    }
+
+    /// Remember `ids` for the wide piece keyed `key` at `first` (and at `shared` in the second
+    /// level).
+    #[inline(always)]
+    fn insert_wide(
         &mut self,
         second: &SharedCache,
         first: usize,
@@ -377,33 +608,23 @@ impl Table {
     ) {
         if ids.len() > MAX_IDS {
             let at = self.spill(key, ids);
-            self.entries[first] = Entry::spilled(key, at, ids.len() as u32);
+            self.wide[first] = Entry::spilled(key, at, ids.len() as u32);
             return;
         }
         if ids.is_empty() {
             return;
         }
-        let mut e = Entry {
-            key: *key,
-            ids: [0; MAX_IDS + 1],
-        };
-        e.ids[..ids.len()].copy_from_slice(ids);
-        e.ids[0] = (ids[0] & ID_MASK) | ((ids.len() as u32) << COUNT_SHIFT);
-        self.entries[first] = e;
+        let e = Entry::inline(key, ids);
+        self.wide[first] = e;
         second.store(shared, &e.words());
     }
 
-    /// Remember the ids of a piece with more than `MAX_IDS` of them in the big-piece map;
-    /// returns where they start in `spilled`.
+    /// Remember the ids of a piece with more of them than its entry holds in the big-piece
+    /// map; returns where they start in `spilled`. A full map is emptied after the batch.
     #[cold]
     fn spill(&mut self, key: &Key, ids: &[Rank]) -> u32 {
         if self.big.len() >= BIG_PIECES {
-            self.big.clear();
-            self.spilled.clear();
-            // Entries pointing into `spilled` would now give other pieces' ids.
-            for e in self.entries.iter_mut().filter(|e| e.is_spilled()) {
-                *e = Entry::default();
-            }
+            self.clear_big = true;
         }
         // `spilled` ends in `SPILL_PAD` zeros (for `emit_spilled`): the new ids go before them.
         let at = self.spilled.len().saturating_sub(SPILL_PAD);
@@ -412,6 +633,22 @@ impl Table {
         self.spilled.extend_from_slice(&[0; SPILL_PAD]);
         self.big.insert(*key, (at as u32, ids.len() as u32));
         at as u32
+    }
+
+    /// Empty the big-piece map, and every entry pointing into it, which would now give other
+    /// pieces' ids.
+    #[cold]
+    fn empty_big(&mut self) {
+        self.big.clear();
+        self.spilled.clear();
+        for e in self.wide.iter_mut().filter(|e| e.is_spilled()) {
+            *e = Entry::default();
+        }
+        for e in self.short.iter_mut().flat_map(|l| &mut l.0) {
+            if e.is_spilled() {
+                *e = Short::default();
+            }
+        }
     }
 }
 
@@ -441,6 +678,31 @@ fn emit_spilled(spilled: &[Rank], at: usize, n: usize, out: &mut Vec<Rank>) {
             );
         }
         out.set_len(len + n);
+    }
+}
+
+/// Append a short entry's ids to `out`: all four slots are written (no branch on the count,
+/// which varies piece to piece and mispredicts), then the length moves by the count. A spilled
+/// entry's come from `spilled`.
+#[inline(always)]
+fn emit_short(e: &Short, spilled: &[Rank], out: &mut Vec<Rank>) {
+    let n = (e.ids[0] >> COUNT_SHIFT) as usize;
+    if n == 0 {
+        return emit_spilled(spilled, e.ids[1] as usize, e.ids[2] as usize, out);
+    }
+    // The count masked off in registers: masking the id after the copy (a byte
+    // read-modify-write of memory just written by a vector store) stalled on it.
+    let mut ids = e.ids;
+    ids[0] &= ID_MASK;
+    out.reserve(SHORT_IDS);
+    let len = out.len();
+    // SAFETY: `reserve` made room for SHORT_IDS more ids, so the copy (from a local) stays in
+    // bounds, and it is written before the length covers it. The count is 1..=SHORT_IDS here
+    // (0 is a spilled entry, handled above; `Short::inline` stores no other); `min` keeps the
+    // bound even if that broke.
+    unsafe {
+        std::ptr::copy_nonoverlapping(ids.as_ptr(), out.as_mut_ptr().add(len), SHORT_IDS);
+        out.set_len(len + n.min(SHORT_IDS));
     }
 }
 
@@ -652,18 +914,22 @@ mod tests {
         }
     }
 
-    /// Two pieces in one first-level slot but different shared slots.
-    fn sharing_a_first_slot() -> (Vec<u8>, Vec<u8>) {
-        let key = |p: &[u8]| cache_key(p, 0, p.len());
-        let a = b"alpha".to_vec();
-        let b = (0u32..)
-            .map(|i| format!("w{i}").into_bytes())
-            .find(|p| {
-                let (s, t) = (slots(&key(p)), slots(&key(&a)));
-                s.0 == t.0 && s.1 != t.1
-            })
-            .unwrap();
-        (a, b)
+    /// `count` short pieces in one line of the short table, each in another shared slot.
+    fn sharing_a_line(count: usize) -> Vec<Vec<u8>> {
+        let slots_of = |p: &[u8]| slots(&cache_key(p, 0, p.len()), SHORT_LINE_BITS);
+        let first = b"alpha".to_vec();
+        let mut found = vec![first.clone()];
+        for i in 0u32.. {
+            if found.len() == count {
+                break;
+            }
+            let p = format!("w{i}").into_bytes();
+            let (line, shared) = slots_of(&p);
+            if line == slots_of(&first).0 && found.iter().all(|q| slots_of(q).1 != shared) {
+                found.push(p);
+            }
+        }
+        found
     }
 
     #[test]
@@ -671,41 +937,96 @@ mod tests {
         let shared = SharedCache::default();
         let mut t = Table::new();
         let key = |p: &[u8]| cache_key(p, 0, p.len());
-        let (a, b) = sharing_a_first_slot();
-        t.insert(&shared, &key(&a), &[1, 2]);
-        t.insert(&shared, &key(&b), &[3]);
+        let pieces = sharing_a_line(3);
+        // A line holds two pieces: the third insert evicts the first.
+        for (k, p) in pieces.iter().enumerate() {
+            t.insert(&shared, &key(p), &[k as Rank + 1, 9]);
+        }
         let never = |_: &[u8]| -> Vec<Rank> { panic!("cached") };
-        assert_eq!(run(&mut t, &shared, &a, &whole(&a), never).0, [1, 2]); // from the shared level
-        assert_eq!(run(&mut t, &shared, &b, &whole(&b), never).0, [3]);
-        assert_eq!((t.lookups, t.hits), (2, 2));
-        // Another thread's empty first level finds both in the shared level.
+        for (k, p) in pieces.iter().enumerate() {
+            assert_eq!(
+                run(&mut t, &shared, p, &whole(p), never).0,
+                [k as Rank + 1, 9]
+            );
+        }
+        assert_eq!((t.lookups, t.hits), (3, 3));
+        // Another thread's empty first level finds them in the shared level.
         std::thread::scope(|s| {
             s.spawn(|| {
                 let mut other = Table::new();
-                assert_eq!(run(&mut other, &shared, &a, &whole(&a), never).0, [1, 2]);
-                assert_eq!(run(&mut other, &shared, &b, &whole(&b), never).0, [3]);
+                for (k, p) in pieces.iter().enumerate() {
+                    let got = run(&mut other, &shared, p, &whole(p), never).0;
+                    assert_eq!(got, [k as Rank + 1, 9]);
+                }
             });
         });
     }
 
-    /// A batch where a piece that misses takes the first-level slot of a later piece that was
-    /// there: the later one must still get its own ids (from the shared level), not the new
-    /// entry's.
+    /// A batch where a piece that misses would, written at once, evict the entry a later piece
+    /// of the batch was found in: the later one must still get its own ids, not the new
+    /// entry's or the one moved into its place.
     #[test]
-    fn a_miss_that_takes_a_later_pieces_slot_leaves_it_its_ids() {
+    fn a_miss_leaves_the_entries_later_pieces_found_until_the_batch_is_out() {
         let shared = SharedCache::default();
         let mut t = Table::new();
         let key = |p: &[u8]| cache_key(p, 0, p.len());
-        let (a, b) = sharing_a_first_slot();
-        t.insert(&shared, &key(&b), &[3]);
-        let text = [a.as_slice(), &b].concat();
-        let spans = [(0, a.len()), (a.len(), text.len())];
+        let pieces = sharing_a_line(3);
+        let (a, b, c) = (&pieces[0], &pieces[1], &pieces[2]);
+        // The line holds c (newest) then b; a miss of `a` moves c into b's entry.
+        t.insert(&shared, &key(b), &[3]);
+        t.insert(&shared, &key(c), &[4, 5]);
+        let text = [a.as_slice(), b, c, b].concat();
+        let ends = [
+            a.len(),
+            a.len() + b.len(),
+            a.len() + b.len() + c.len(),
+            text.len(),
+        ];
+        let spans = [
+            (0, ends[0]),
+            (ends[0], ends[1]),
+            (ends[1], ends[2]),
+            (ends[2], ends[3]),
+        ];
         let ids_of = |p: &[u8]| -> Vec<Rank> {
-            assert_eq!(p, a.as_slice(), "only alpha misses");
+            assert_eq!(p, a.as_slice(), "only `a` misses");
             vec![1, 2]
         };
         let (ids, missed) = run(&mut t, &shared, &text, &spans, ids_of);
-        assert_eq!((ids, missed), (vec![1, 2, 3], vec![a.clone()]));
+        assert_eq!((ids, missed), (vec![1, 2, 3, 4, 5, 3], vec![a.clone()]));
+        // Now the line holds a and c; b comes from the shared level.
+        let never = |_: &[u8]| -> Vec<Rank> { panic!("cached") };
+        assert_eq!(
+            run(&mut t, &shared, &text, &spans, never).0,
+            [1, 2, 3, 4, 5, 3]
+        );
+    }
+
+    /// The big-piece map fills up in the middle of a batch whose earlier pass found a piece
+    /// pointing into it: that piece must still get its ids, the map being emptied only after.
+    #[test]
+    fn the_big_piece_map_is_emptied_after_the_batch_that_filled_it() {
+        let shared = SharedCache::default();
+        let mut t = Table::new();
+        let ids_of = |p: &[u8]| -> Vec<Rank> { p.iter().map(|&b| b as Rank + 7).collect() };
+        let piece = |k: usize| format!("{k:012}").into_bytes();
+        for k in 0..BIG_PIECES {
+            let p = piece(k);
+            t.insert(&shared, &cache_key(&p, 0, p.len()), &ids_of(&p));
+        }
+        assert_eq!(t.big.len(), BIG_PIECES);
+        // A new big piece (spilled into the full map), then the last one put there.
+        let (new, old) = (piece(BIG_PIECES), piece(BIG_PIECES - 1));
+        let text = [new.as_slice(), &old].concat();
+        let spans = [(0, new.len()), (new.len(), text.len())];
+        let (ids, missed) = run(&mut t, &shared, &text, &spans, ids_of);
+        assert_eq!(ids, [ids_of(&new), ids_of(&old)].concat());
+        assert_eq!(missed, vec![new.clone()]);
+        assert!(t.big.is_empty() && t.spilled.is_empty());
+        // Emptied: both merge again, exactly.
+        let (ids, missed) = run(&mut t, &shared, &text, &spans, ids_of);
+        assert_eq!(ids, [ids_of(&new), ids_of(&old)].concat());
+        assert_eq!(missed.len(), 2);
     }
 
     #[test]

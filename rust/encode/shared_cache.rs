@@ -1,6 +1,6 @@
 //! The second level of the piece cache: one table per encoder, shared by every thread.
 //!
-//! Idea: the first level (`hot.rs`) is private to a thread and small enough for L2; what it
+//! Idea: the first level (`hot.rs`) is private to a thread and mostly in L2 or L3; what it
 //! evicts, and what other threads have already encoded, waits here, in one table per encoder
 //! instead of one per thread. Threads then warm each other up (the second core of a long text
 //! or a batch no longer starts from an empty cache), and memory does not grow with the thread
