@@ -33,7 +33,8 @@
 //! its entry points at them there.
 //!
 //! Downside: a piece longer than 31 bytes is never cached here; a short piece of five to seven
-//! ids takes a branch to the big-piece map on every hit (11% of Korean's short pieces); a
+//! ids (11% of Korean's short pieces with cl100k) takes a branch and a second read on every
+//! hit, its ids being in the table's `spilled` rather than inline; a
 //! thread that alternates between more than four encoders keeps rebuilding tables; each
 //! encoder costs up to 8 MB per thread that ran it (pages are touched as entries are written),
 //! plus its big-piece map, plus its shared 8–32 MB.
@@ -329,6 +330,10 @@ fn zeroed<T: Copy + Default>(n: usize) -> Box<[T]> {
 
 /// Most pieces the big-piece map keeps; it is emptied when it would hold more.
 const BIG_PIECES: usize = 1 << 17;
+/// Most ids `Table::spilled` holds (16 MB) before it is emptied with the map: as many as the
+/// map's pieces can have, plus as many again for short pieces of five to seven ids, which
+/// are appended anew each time their entry comes back from the second level.
+const SPILLED_IDS: usize = 2 * BIG_PIECES * MAX_LEN;
 
 /// A short entry to write once the batch's ids are out: (line, entry).
 type Pending = (u32, Short);
@@ -517,6 +522,9 @@ impl Table {
         match ids.len() {
             0 => Short::default(),
             1..=SHORT_IDS => Short::inline(key, ids),
+            // Five to seven ids: the second level has them, so their entry's evictions need
+            // no map to find them again; the ids are only appended for the entry to point at.
+            n @ ..=MAX_IDS => Short::spilled(key, self.append_spilled(ids), n as u32),
             n => {
                 let at = match self.big.get(&[key, 0]) {
                     Some(&(at, m)) if m as usize == n => at,
@@ -626,12 +634,23 @@ impl Table {
         if self.big.len() >= BIG_PIECES {
             self.clear_big = true;
         }
+        let at = self.append_spilled(ids);
+        self.big.insert(*key, (at, ids.len() as u32));
+        at
+    }
+
+    /// Append `ids` to `spilled`; returns where they start. Once it holds more than
+    /// `SPILLED_IDS`, it is emptied after the batch.
+    #[inline(always)]
+    fn append_spilled(&mut self, ids: &[Rank]) -> u32 {
+        if self.spilled.len() >= SPILLED_IDS {
+            self.clear_big = true;
+        }
         // `spilled` ends in `SPILL_PAD` zeros (for `emit_spilled`): the new ids go before them.
         let at = self.spilled.len().saturating_sub(SPILL_PAD);
         self.spilled.truncate(at);
         self.spilled.extend_from_slice(ids);
         self.spilled.extend_from_slice(&[0; SPILL_PAD]);
-        self.big.insert(*key, (at as u32, ids.len() as u32));
         at as u32
     }
 
