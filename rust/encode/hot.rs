@@ -907,6 +907,34 @@ mod tests {
     }
 
     #[test]
+    fn the_spilled_ids_are_emptied_when_over_their_cap_and_stay_exact() {
+        // Short pieces of seven ids have no map entry, only ids in `spilled`: enough distinct
+        // ones fill it past its cap, which must empty it (and the entries pointing into it).
+        let shared = SharedCache::default();
+        let mut t = Table::new();
+        let ids_of = |p: &[u8]| -> Vec<Rank> { p[5..].iter().map(|&b| b as Rank + 7).collect() };
+        let count = SPILLED_IDS / MAX_IDS + 1000;
+        let text: Vec<u8> = (0..count)
+            .flat_map(|k| format!("{k:012}").into_bytes())
+            .collect();
+        let spans: Vec<Span> = (0..count).map(|k| (12 * k, 12 * k + 12)).collect();
+        let want: Vec<Rank> = spans
+            .iter()
+            .flat_map(|&(s, e)| ids_of(&text[s..e]))
+            .collect();
+        let (got, missed) = run(&mut t, &shared, &text, &spans, ids_of);
+        assert_eq!((got, missed.len()), (want.clone(), count));
+        assert!(
+            t.spilled.len() <= (1000 + SPAN_BATCH) * MAX_IDS + SPILL_PAD,
+            "emptied once, then refilled"
+        );
+        assert!(t.big.is_empty());
+        // Entries that pointed into the emptied ids are gone; every piece still gets its own.
+        let (got, _) = run(&mut t, &shared, &text, &spans, ids_of);
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn the_big_piece_map_is_emptied_when_full_and_stays_exact() {
         let shared = SharedCache::default();
         let mut t = Table::new();
