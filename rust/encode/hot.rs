@@ -100,7 +100,7 @@ impl Entry {
         e
     }
 
-    /// The first-level entry of a piece whose `n` (> `MAX_IDS`) ids are at `at` in the table's
+    /// The wide entry of a piece whose `n` (> `MAX_IDS`) ids are at `at` in the table's
     /// `spilled`: count 0, then where and how many. Never stored in the shared level, whose
     /// entries cannot point into one thread's `spilled`.
     #[inline(always)]
