@@ -91,37 +91,31 @@ impl Entry {
     #[inline(always)]
     fn inline(key: &Key, ids: &[Rank]) -> Self {
         debug_assert!((1..=MAX_IDS).contains(&ids.len()));
-        let mut e = Entry {
+        Entry {
             key: *key,
-            ids: [0; MAX_IDS + 1],
-        };
-        e.ids[..ids.len()].copy_from_slice(ids);
-        e.ids[0] = (ids[0] & ID_MASK) | ((ids.len() as u32) << COUNT_SHIFT);
-        e
+            ids: packed(ids),
+        }
     }
 
     /// The wide entry of a piece whose `n` (> `MAX_IDS`) ids are at `at` in the table's
-    /// `spilled`: count 0, then where and how many. Never stored in the shared level, whose
-    /// entries cannot point into one thread's `spilled`.
+    /// `spilled` (see [`spilled_at`]).
     #[inline(always)]
     fn spilled(key: &Key, at: u32, n: u32) -> Self {
-        let mut ids = [0; MAX_IDS + 1];
-        (ids[1], ids[2]) = (at, n);
-        Entry { key: *key, ids }
+        Entry {
+            key: *key,
+            ids: spilled_at(at, n),
+        }
     }
 
     #[inline(always)]
     fn is_spilled(&self) -> bool {
-        self.key[0] != 0 && self.ids[0] >> COUNT_SHIFT == 0
+        self.key[0] != 0 && count_in(&self.ids) == 0
     }
 
     /// How many ids the entry's piece has.
     #[inline(always)]
     fn id_count(&self) -> usize {
-        match (self.ids[0] >> COUNT_SHIFT) as usize {
-            0 => self.ids[2] as usize,
-            n => n,
-        }
+        id_count(&self.ids)
     }
 
     /// The entry as the shared level's words: key, then the ids two per word.
@@ -260,6 +254,42 @@ fn short_key(text: &[u8], start: usize, end: usize) -> u128 {
     word & keep[0] | len[0]
 }
 
+/// `ids` (1..=N of them) as an entry holds them: the count in the top bits of the first, the
+/// slots past them 0.
+#[inline(always)]
+fn packed<const N: usize>(ids: &[Rank]) -> [Rank; N] {
+    debug_assert!((1..=N).contains(&ids.len()));
+    let mut packed = [0; N];
+    packed[..ids.len()].copy_from_slice(ids);
+    packed[0] = (ids[0] & ID_MASK) | ((ids.len() as u32) << COUNT_SHIFT);
+    packed
+}
+
+/// The ids of an entry whose `n` ids are at `at` in the table's `spilled`: count 0, then
+/// where and how many. Never stored in the shared level, whose entries cannot point into one
+/// thread's `spilled`.
+#[inline(always)]
+fn spilled_at<const N: usize>(at: u32, n: u32) -> [Rank; N] {
+    let mut ids = [0; N];
+    (ids[1], ids[2]) = (at, n);
+    ids
+}
+
+/// The count an entry's ids carry (0: they are spilled).
+#[inline(always)]
+fn count_in(ids: &[Rank]) -> usize {
+    (ids[0] >> COUNT_SHIFT) as usize
+}
+
+/// How many ids an entry's piece has, spilled or not.
+#[inline(always)]
+fn id_count(ids: &[Rank]) -> usize {
+    match count_in(ids) {
+        0 => ids[2] as usize,
+        n => n,
+    }
+}
+
 /// A short piece's entry: its key and up to four ids, the count in the top bits of the first;
 /// count 0 points into the table's `spilled` (`ids[1]` where, `ids[2]` how many).
 #[derive(Clone, Copy, Default)]
@@ -278,35 +308,28 @@ impl Short {
     /// The entry of `key` with `ids` (1..=4 of them).
     #[inline(always)]
     fn inline(key: u128, ids: &[Rank]) -> Self {
-        debug_assert!((1..=SHORT_IDS).contains(&ids.len()));
-        let mut e = Short {
+        Short {
             key,
-            ids: [0; SHORT_IDS],
-        };
-        e.ids[..ids.len()].copy_from_slice(ids);
-        e.ids[0] = (ids[0] & ID_MASK) | ((ids.len() as u32) << COUNT_SHIFT);
-        e
+            ids: packed(ids),
+        }
     }
 
     #[inline(always)]
     fn spilled(key: u128, at: u32, n: u32) -> Self {
         Short {
             key,
-            ids: [0, at, n, 0],
+            ids: spilled_at(at, n),
         }
     }
 
     #[inline(always)]
     fn is_spilled(&self) -> bool {
-        self.key != 0 && self.ids[0] >> COUNT_SHIFT == 0
+        self.key != 0 && count_in(&self.ids) == 0
     }
 
     #[inline(always)]
     fn id_count(&self) -> usize {
-        match (self.ids[0] >> COUNT_SHIFT) as usize {
-            0 => self.ids[2] as usize,
-            n => n,
-        }
+        id_count(&self.ids)
     }
 }
 
@@ -441,7 +464,7 @@ impl Table {
         if exceptions == 0 {
             // Every piece found (the common case): no branch per piece but the vector's room.
             for &e in &found[..n] {
-                emit_short(self.short_entry(e), &self.spilled, out);
+                emit_ids(&self.short_entry(e).ids, &self.spilled, out);
             }
             return Ok(self.short_entry(found[n - 1]).id_count());
         }
@@ -454,7 +477,7 @@ impl Table {
             let j = rest.trailing_zeros() as usize;
             rest &= rest - 1;
             for &e in &found[next..j] {
-                emit_short(self.short_entry(e), &self.spilled, out);
+                emit_ids(&self.short_entry(e).ids, &self.spilled, out);
             }
             let before = out.len();
             let (start, end) = spans[j];
@@ -473,7 +496,7 @@ impl Table {
             next = j + 1;
         }
         for &e in &found[next..n] {
-            emit_short(self.short_entry(e), &self.spilled, out);
+            emit_ids(&self.short_entry(e).ids, &self.spilled, out);
         }
         if exceptions >> (n - 1) & 1 == 0 {
             last = self.short_entry(found[n - 1]).id_count();
@@ -497,7 +520,7 @@ impl Table {
         let wide_key = [key, 0];
         if let Some(w) = second.load(shared, Entry::key_words(&wide_key)) {
             let e = Entry::from_words(&w);
-            emit(&e, &self.spilled, out);
+            emit_ids(&e.ids, &self.spilled, out);
             let ids = &out[out.len() - e.id_count()..];
             return Ok(self.short_entry_of(key, ids));
         }
@@ -571,10 +594,10 @@ impl Table {
         self.lookups += 1;
         self.hits += 1;
         if self.wide[first].key == key {
-            emit(&self.wide[first], &self.spilled, out);
+            emit_ids(&self.wide[first].ids, &self.spilled, out);
         } else if let Some(w) = second.load(shared, Entry::key_words(&key)) {
             self.wide[first] = Entry::from_words(&w);
-            emit(&self.wide[first], &self.spilled, out);
+            emit_ids(&self.wide[first].ids, &self.spilled, out);
         } else if let Some(&(at, n)) = self.big.get(&key) {
             self.wide[first] = Entry::spilled(&key, at, n);
             emit_spilled(&self.spilled, at as usize, n as usize, out);
@@ -700,57 +723,28 @@ fn emit_spilled(spilled: &[Rank], at: usize, n: usize, out: &mut Vec<Rank>) {
     }
 }
 
-/// Append a short entry's ids to `out`: all four slots are written (no branch on the count,
-/// which varies piece to piece and mispredicts), then the length moves by the count. A spilled
-/// entry's come from `spilled`.
+/// Append an entry's ids (`N` slots, see [`packed`]) to `out`: all `N` slots are written (no
+/// branch on the count, which varies piece to piece and mispredicts), then the length moves by
+/// the count. A spilled entry's come from `spilled`.
 #[inline(always)]
-fn emit_short(e: &Short, spilled: &[Rank], out: &mut Vec<Rank>) {
-    let n = (e.ids[0] >> COUNT_SHIFT) as usize;
+fn emit_ids<const N: usize>(ids: &[Rank; N], spilled: &[Rank], out: &mut Vec<Rank>) {
+    let n = count_in(ids);
     if n == 0 {
-        return emit_spilled(spilled, e.ids[1] as usize, e.ids[2] as usize, out);
+        return emit_spilled(spilled, ids[1] as usize, ids[2] as usize, out);
     }
     // The count masked off in registers: masking the id after the copy (a byte
     // read-modify-write of memory just written by a vector store) stalled on it.
-    let mut ids = e.ids;
+    let mut ids = *ids;
     ids[0] &= ID_MASK;
-    out.reserve(SHORT_IDS);
+    out.reserve(N);
     let len = out.len();
-    // SAFETY: `reserve` made room for SHORT_IDS more ids, so the copy (from a local) stays in
-    // bounds, and it is written before the length covers it. The count is 1..=SHORT_IDS here
-    // (0 is a spilled entry, handled above; `Short::inline` stores no other); `min` keeps the
-    // bound even if that broke.
+    // SAFETY: `reserve` made room for N more ids, so the copy (from a local) stays in bounds,
+    // and it is written before the length covers it. The count is 1..=N here (0 is a spilled
+    // entry, handled above; `packed` stores no other); `min` keeps the bound even if that
+    // broke.
     unsafe {
-        std::ptr::copy_nonoverlapping(ids.as_ptr(), out.as_mut_ptr().add(len), SHORT_IDS);
-        out.set_len(len + n.min(SHORT_IDS));
-    }
-}
-
-/// Append an entry's ids to `out`: all eight slots are written (no branch on the count, which
-/// varies piece to piece and mispredicts), then the length moves by the count. A spilled
-/// entry's come from `spilled`.
-#[inline(always)]
-fn emit(e: &Entry, spilled: &[Rank], out: &mut Vec<Rank>) {
-    let n = (e.ids[0] >> COUNT_SHIFT) as usize;
-    if n == 0 {
-        return emit_spilled(spilled, e.ids[1] as usize, e.ids[2] as usize, out);
-    }
-    debug_assert!((1..=MAX_IDS).contains(&n));
-    // The first four ids with the count masked off, in registers: masking the id after the
-    // copy (a byte read-modify-write of memory just written by a vector store) stalled on it.
-    let mut head: [Rank; 4] = e.ids[..4].try_into().expect("four ids");
-    head[0] &= ID_MASK;
-    let tail: [Rank; 4] = e.ids[4..].try_into().expect("four ids");
-    out.reserve(MAX_IDS + 1);
-    let len = out.len();
-    // SAFETY: `reserve` made room for MAX_IDS + 1 = 8 more ids, so the eight slots after `len`
-    // are allocated and both copies (from locals) stay in bounds; they are written before the
-    // length covers them. The count is 1..=MAX_IDS here (0 is a spilled entry, handled above;
-    // `insert_at` stores no other); `min` keeps the bound even if that broke.
-    unsafe {
-        let at = out.as_mut_ptr().add(len);
-        std::ptr::copy_nonoverlapping(head.as_ptr(), at, 4);
-        std::ptr::copy_nonoverlapping(tail.as_ptr(), at.add(4), 4);
-        out.set_len(len + n.min(MAX_IDS));
+        std::ptr::copy_nonoverlapping(ids.as_ptr(), out.as_mut_ptr().add(len), N);
+        out.set_len(len + n.min(N));
     }
 }
 
