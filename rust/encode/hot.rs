@@ -41,7 +41,7 @@
 
 use super::shared_cache::{self, SharedCache, Words};
 use crate::error::Result;
-use crate::pretokenize::{Span, SPAN_BATCH};
+use crate::pretokenize::{Span, SpanSink, SPAN_BATCH};
 use crate::vocab::Rank;
 use rustc_hash::FxHashMap;
 
@@ -361,6 +361,112 @@ const SPILLED_IDS: usize = 2 * BIG_PIECES * MAX_LEN;
 /// A short entry to write once the batch's ids are out: (line, entry).
 type Pending = (u32, Short);
 
+/// Pieces on their way through [`Table::resolve`]: up to [`SPAN_BATCH`] spans with their short
+/// keys and slots (line, second-level slot), as [`Table::prepare`] computed them.
+pub struct Batch {
+    spans: [Span; SPAN_BATCH],
+    keys: [u128; SPAN_BATCH],
+    at: [(u32, usize); SPAN_BATCH],
+    n: usize,
+}
+
+impl Batch {
+    pub fn new() -> Self {
+        Batch {
+            spans: [(0, 0); SPAN_BATCH],
+            keys: [0; SPAN_BATCH],
+            at: [(0, 0); SPAN_BATCH],
+            n: 0,
+        }
+    }
+
+    #[inline(always)]
+    pub fn is_full(&self) -> bool {
+        self.n == SPAN_BATCH
+    }
+
+    #[inline(always)]
+    pub fn clear(&mut self) {
+        self.n = 0;
+    }
+}
+
+impl Default for Batch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The scanner's pieces straight into a table: each piece's line is prefetched as the scanner
+/// hands it over ([`Table::prepare`]), and every [`SPAN_BATCH`] pieces are resolved together.
+///
+/// Why in the scanner: a batch's prefetches issued back to back outran the core's miss
+/// buffers, and the loop stalled on them (13% of English text's time); between the scanner's
+/// steps they go out a few at a time.
+pub struct Feed<'a, M> {
+    table: &'a mut Table,
+    second: &'a SharedCache,
+    text: &'a [u8],
+    out: &'a mut Vec<Rank>,
+    miss: M,
+    batch: Batch,
+    last: usize,
+}
+
+impl<'a, M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> Feed<'a, M> {
+    /// A feed of `text`'s pieces through `table` (and `second`) onto `out`, misses answered by
+    /// `miss` (as in [`Table::encode_batch`]).
+    pub fn new(
+        table: &'a mut Table,
+        second: &'a SharedCache,
+        text: &'a [u8],
+        out: &'a mut Vec<Rank>,
+        miss: M,
+    ) -> Self {
+        Feed {
+            table,
+            second,
+            text,
+            out,
+            miss,
+            batch: Batch::new(),
+            last: 0,
+        }
+    }
+
+    /// Resolve the pieces gathered so far.
+    fn flush(&mut self) -> Result<()> {
+        if self.batch.n > 0 {
+            self.last = self.table.resolve(
+                self.second,
+                self.text,
+                &self.batch,
+                self.out,
+                &mut self.miss,
+            )?;
+            self.batch.clear();
+        }
+        Ok(())
+    }
+
+    /// Resolve the last pieces; returns how many ids the text's last piece gave.
+    pub fn finish(mut self) -> Result<usize> {
+        self.flush()?;
+        Ok(self.last)
+    }
+}
+
+impl<M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> SpanSink for Feed<'_, M> {
+    #[inline(always)]
+    fn push(&mut self, span: Span) -> Result<()> {
+        self.table.prepare(self.text, span, &mut self.batch);
+        if self.batch.is_full() {
+            self.flush()?;
+        }
+        Ok(())
+    }
+}
+
 /// One encoder's tables on this thread.
 pub struct Table {
     short: Box<[Line]>,
@@ -403,13 +509,6 @@ impl Table {
     /// where they have them and from `miss(piece, short_key, out)` where not (`short_key` is
     /// `vocab::pack_short` of the piece, 0 for a piece over 15 bytes); what `miss` gives for a
     /// cacheable piece is remembered. Returns how many ids the last piece gave.
-    ///
-    /// Three passes over the batch: short keys, hashes and a prefetch of each line; the compare
-    /// of each piece with its line (a prefetch of the second-level slots of those missing);
-    /// then the ids. A lookup one piece at a time waits out an L2 (or L3) latency per piece;
-    /// here the batch's loads are in flight together. The batch's new short entries are
-    /// written after its last id, so an entry a piece found in the second pass is still there
-    /// in the third.
     #[inline(always)]
     pub fn encode_batch(
         &mut self,
@@ -417,20 +516,50 @@ impl Table {
         text: &[u8],
         spans: &[Span],
         out: &mut Vec<Rank>,
+        miss: impl FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>,
+    ) -> Result<usize> {
+        let mut batch = Batch::new();
+        for &span in spans {
+            self.prepare(text, span, &mut batch);
+        }
+        self.resolve(second, text, &batch, out, miss)
+    }
+
+    /// Add the piece `span` of `text` to `batch`: its short key and slots, and a prefetch of
+    /// its line, so the line is on its way while the scanner finds the next pieces.
+    #[inline(always)]
+    pub fn prepare(&self, text: &[u8], (start, end): Span, batch: &mut Batch) {
+        let k = batch.n;
+        let key = short_key(text, start, end);
+        let (line, shared) = slots(&[key, 0], SHORT_LINE_BITS);
+        batch.spans[k] = (start, end);
+        batch.keys[k] = key;
+        batch.at[k] = (line as u32, shared);
+        prefetch_line(&self.short[line]);
+        batch.n = k + 1;
+    }
+
+    /// The ids of `batch`'s pieces onto `out`, in order (see [`Table::encode_batch`]).
+    ///
+    /// Two passes over the batch, whose lines [`Table::prepare`] prefetched: the compare of each
+    /// piece with its line (and a prefetch of the second-level slots of those missing); then the
+    /// ids. A lookup one piece at a time waits out an L2 (or L3) latency per piece; here the
+    /// batch's loads are in flight together. The batch's new short entries are written after
+    /// its last id, so an entry a piece found in the first pass is still there in the second.
+    #[inline(always)]
+    pub fn resolve(
+        &mut self,
+        second: &SharedCache,
+        text: &[u8],
+        batch: &Batch,
+        out: &mut Vec<Rank>,
         mut miss: impl FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>,
     ) -> Result<usize> {
-        let n = spans.len();
+        let n = batch.n;
         if n == 0 {
             return Ok(0);
         }
-        let mut keys = [0u128; SPAN_BATCH];
-        let mut at = [(0u32, 0usize); SPAN_BATCH];
-        for ((key, slot), &(start, end)) in keys.iter_mut().zip(&mut at).zip(spans) {
-            *key = short_key(text, start, end);
-            let (line, shared) = slots(&[*key, 0], SHORT_LINE_BITS);
-            *slot = (line as u32, shared);
-            prefetch_line(&self.short[line]);
-        }
+        let (spans, keys, at) = (&batch.spans, &batch.keys, &batch.at);
         // Which entry each short piece found; the others (missed, empty, longer than 15
         // bytes) are exceptions.
         let mut found = [0u32; SPAN_BATCH];

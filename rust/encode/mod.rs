@@ -233,18 +233,14 @@ impl Encoder {
         state: &mut ThreadState,
         out: &mut Vec<Rank>,
     ) -> Result<usize> {
-        let mut last = 0;
         let hot = state.hot.of(self.id);
         let scratch = &mut state.merge;
-        let bytes = text.as_bytes();
         let shared = self.shared.get_or_init(Default::default);
-        self.pattern.for_each_span_batch(text, |spans| {
-            last = hot.encode_batch(shared, bytes, spans, out, |piece, key, out| {
-                self.encode_missed_piece(piece, key, scratch, out)
-            })?;
-            Ok(())
-        })?;
-        Ok(last)
+        let mut feed = hot::Feed::new(hot, shared, text.as_bytes(), out, |piece, key, out| {
+            self.encode_missed_piece(piece, key, scratch, out)
+        });
+        self.pattern.for_each_span(text, &mut feed)?;
+        feed.finish()
     }
 
     /// Encode the pieces `spans` of `text` (as its pattern cut them) onto `out`.
