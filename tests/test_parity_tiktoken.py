@@ -395,6 +395,28 @@ def test_encode_to_numpy_owns_its_ids_read_only(pair):
     assert sw.encode_to_numpy("").shape == (0,)
 
 
+def test_numpy_results_large_enough_to_recycle_stay_exact(pair):
+    """Results of a megabyte and more reuse the memory of freed ones (encode/recycled.rs): an
+    array still alive, or a slice of one, must never be written by a later encode, and a result
+    written into reused memory must be exactly tiktoken's."""
+    sw, tk = pair
+    texts = [
+        ("Recycled ids stay put. 재사용 " * 40_000)[: 1_200_000 - 150_000 * k] for k in range(4)
+    ]
+    want = [tk.encode(t) for t in texts]
+    alive = sw.encode_to_numpy(texts[0])
+    tail = sw.encode_to_numpy(texts[1])[-1000:]  # only the slice keeps its result alive
+    for _ in range(3):
+        for t, w in zip(texts, want):
+            got = sw.encode_to_numpy(t)
+            assert np.array_equal(got, w)
+            del got  # freed: its memory may serve the next call
+        short = sw.encode_ordinary(texts[3])  # a list result gives its ids back too
+        assert short == want[3]
+    assert np.array_equal(alive, want[0])
+    assert np.array_equal(tail, want[1][-1000:])
+
+
 # 16..120 texts already give hundreds of pieces, several of runs.rs's 64-piece windows (most of
 # this test's time is hypothesis drawing the lists).
 @settings(max_examples=N_SMALL)

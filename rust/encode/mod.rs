@@ -7,6 +7,7 @@ mod detailed;
 mod hot;
 mod merge;
 mod raw_bytes;
+pub mod recycled;
 mod runs;
 mod shared_cache;
 mod stream;
@@ -260,7 +261,7 @@ impl Encoder {
 
     pub fn encode_ordinary(&self, text: &str) -> Result<Vec<Rank>> {
         let text = &*self.normalized(text);
-        let mut out = Vec::with_capacity(text.len() / 4 + 1);
+        let mut out = recycled::take(text.len() / 2 + 16);
         self.encode_stretch(text, &mut out)?;
         Ok(out)
     }
@@ -328,7 +329,7 @@ impl Encoder {
     }
 
     fn encode_with_scratch(&self, text: &str, rules: &Rules) -> Result<Encoded> {
-        let mut out = Vec::with_capacity(text.len() / 4 + 1);
+        let mut out = recycled::take(text.len() / 2 + 16);
         let last_piece_len = self.encode_into(text, rules, &mut out)?;
         Ok(Encoded {
             ids: out,

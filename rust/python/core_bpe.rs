@@ -4,7 +4,7 @@
 use super::args::{borrow_all, selections, texts, type_name, Threads};
 use super::id_buffer::IdBuffer;
 use super::{id_lists, to_py};
-use crate::encode::{par_map, Encoder, FlatBatch, Stream};
+use crate::encode::{par_map, recycled, Encoder, FlatBatch, Stream};
 use crate::formats::{byte_unicode, gpt2, hf_json, tekken, tiktoken};
 use crate::pool;
 use crate::pretokenize::Pattern;
@@ -361,7 +361,9 @@ impl PyCore {
         let ids = py
             .allow_threads(|| self.inner.encode_ordinary(text))
             .map_err(to_py)?;
-        self.id_list(py, &ids)
+        let list = self.id_list(py, &ids);
+        recycled::give(ids);
+        list
     }
 
     fn encode<'py>(
@@ -372,7 +374,9 @@ impl PyCore {
         disallowed_special: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let ids = self.encode_ids(py, text, allowed_special, disallowed_special)?;
-        self.id_list(py, &ids)
+        let list = self.id_list(py, &ids);
+        recycled::give(ids);
+        list
     }
 
     /// Ids as a read-only buffer of native-endian u32, for `numpy.frombuffer` (no copy).

@@ -10,6 +10,7 @@
 //! CPython's `PyBuffer_Release` drops; `len` and `stride` live in the object for the same time,
 //! so `shape` and `strides` may point at them.
 
+use crate::encode::recycled;
 use crate::vocab::Rank;
 use pyo3::exceptions::PyBufferError;
 use pyo3::ffi;
@@ -19,7 +20,9 @@ use std::os::raw::{c_int, c_void};
 /// A read-only, one-dimensional buffer of native-endian `u32` ids.
 #[pyclass(module = "subword._core", frozen)]
 pub struct IdBuffer {
-    ids: Box<[Rank]>,
+    /// The encoder's result as it wrote it: shrinking it would move it (a copy) and its spare
+    /// room is pages never touched.
+    ids: Vec<Rank>,
     /// Number of ids, where `shape` points.
     len: ffi::Py_ssize_t,
     /// Bytes per id, where `strides` points.
@@ -28,12 +31,18 @@ pub struct IdBuffer {
 
 impl IdBuffer {
     pub fn new(ids: Vec<Rank>) -> Self {
-        let ids = ids.into_boxed_slice();
         IdBuffer {
             len: ids.len() as ffi::Py_ssize_t,
             stride: std::mem::size_of::<Rank>() as ffi::Py_ssize_t,
             ids,
         }
+    }
+}
+
+/// The array is gone: its memory goes to the next result (see `encode::recycled`).
+impl Drop for IdBuffer {
+    fn drop(&mut self) {
+        recycled::give(std::mem::take(&mut self.ids));
     }
 }
 
