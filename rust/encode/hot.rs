@@ -386,6 +386,11 @@ impl Batch {
     }
 
     #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    #[inline(always)]
     pub fn clear(&mut self) {
         self.n = 0;
     }

@@ -1,27 +1,26 @@
 //! Runs of short texts: their pieces looked up in batches that cross the texts' ends.
 //!
-//! Idea: the piece cache answers a batch of up to [`SPAN_BATCH`] pieces with the batch's memory
-//! loads in flight together (`hot.rs`). A line of prose is about ten pieces, so encoding texts
-//! one by one leaves most of every batch empty and waits out the loads' latencies one short
-//! batch at a time, besides paying each call's setup per line (en_docs' 290 K lines, cl100k, one
-//! thread, timed by hand: 128 MB/s line by line, 171 MB/s as runs, 285 MB/s for the same bytes
-//! as one text). Here a run's
-//! texts are copied end to end into one buffer; each text (each stretch between special tokens)
-//! is still cut into pieces on its own, so no piece crosses a text's end and every text gets
-//! exactly the pieces it gets alone; but the pieces go to the cache 64 at a time, whichever text
-//! they came from. After each text's last piece comes an empty span, its end mark: the cache has
-//! no key for an empty piece and hands it to the miss path, which appends the separator id (if
-//! any) and records where the text's ids end. So the ids and ends are exactly those of encoding
-//! the texts one at a time.
+//! Idea: the piece cache answers a batch of up to [`crate::pretokenize::SPAN_BATCH`] pieces with
+//! the batch's memory loads in flight together (`hot.rs`). A line of prose is about ten pieces, so
+//! encoding texts one by one leaves most of every batch empty and waits out the loads' latencies
+//! one short batch at a time, besides paying each call's setup per line (en_docs' 290 K lines,
+//! cl100k, one thread, timed by hand: 128 MB/s line by line, 171 MB/s as runs, 285 MB/s for the
+//! same bytes as one text). Here a run's texts are copied end to end into one buffer; each text
+//! (each stretch between special tokens) is still cut into pieces on its own, so no piece crosses
+//! a text's end and every text gets exactly the pieces it gets alone; but the pieces go to the
+//! cache 64 at a time, whichever text they came from. After each text's last piece comes an empty
+//! span, its end mark: the cache has no key for an empty piece and hands it to the miss path,
+//! which appends the separator id (if any) and records where the text's ids end. So the ids and
+//! ends are exactly those of encoding the texts one at a time.
 //!
 //! Downside: the run's text is copied once (a few percent of the time), and a batch holding an
 //! end mark tests each piece for being one (`hot.rs`, its `marks`).
 
-use super::hot::Table;
+use super::hot::{Batch, Table};
 use super::shared_cache::SharedCache;
 use super::{with_scratch, Encoder, Scratch};
 use crate::error::Result;
-use crate::pretokenize::{Span, SpanSink, SPAN_BATCH};
+use crate::pretokenize::{Span, SpanSink};
 use crate::specials::{Part, Rules};
 use crate::vocab::Rank;
 use std::cell::Cell;
@@ -46,8 +45,8 @@ struct Run<'a> {
     after_each: Option<Rank>,
     /// Where the stretch being cut starts in `text` (the pattern gives spans in the stretch).
     base: usize,
-    spans: [Span; SPAN_BATCH],
-    gathered: usize,
+    /// The pieces gathered, their lines prefetched as they came (`hot.rs`, `Table::prepare`).
+    batch: Batch,
     out: &'a mut Vec<Rank>,
     ends: &'a mut Vec<usize>,
 }
@@ -55,9 +54,10 @@ struct Run<'a> {
 impl SpanSink for Run<'_> {
     #[inline(always)]
     fn push(&mut self, (start, end): Span) -> Result<()> {
-        self.spans[self.gathered] = (self.base + start, self.base + end);
-        self.gathered += 1;
-        if self.gathered == SPAN_BATCH {
+        let span = (self.base + start, self.base + end);
+        self.table
+            .prepare(self.text.as_bytes(), span, &mut self.batch);
+        if self.batch.is_full() {
             self.flush()?;
         }
         Ok(())
@@ -67,8 +67,7 @@ impl SpanSink for Run<'_> {
 impl Run<'_> {
     /// Encode the pieces gathered so far.
     fn flush(&mut self) -> Result<()> {
-        let n = std::mem::take(&mut self.gathered);
-        if n == 0 {
+        if self.batch.is_empty() {
             return Ok(());
         }
         let Run {
@@ -78,24 +77,24 @@ impl Run<'_> {
             ends,
             ..
         } = self;
-        self.table
-            .encode_batch(
-                self.shared,
-                self.text.as_bytes(),
-                &self.spans[..n],
-                self.out,
-                |piece, key, out| {
-                    if piece.is_empty() {
-                        // A text's end mark.
-                        out.extend(*after_each);
-                        ends.push(out.len());
-                        Ok(())
-                    } else {
-                        encoder.encode_missed_piece(piece, key, scratch, out)
-                    }
-                },
-            )
-            .map(drop)
+        self.table.resolve(
+            self.shared,
+            self.text.as_bytes(),
+            &self.batch,
+            self.out,
+            |piece, key, out| {
+                if piece.is_empty() {
+                    // A text's end mark.
+                    out.extend(*after_each);
+                    ends.push(out.len());
+                    Ok(())
+                } else {
+                    encoder.encode_missed_piece(piece, key, scratch, out)
+                }
+            },
+        )?;
+        self.batch.clear();
+        Ok(())
     }
 
     /// The pieces of the stretch `range` of the run's text.
@@ -159,8 +158,7 @@ impl Encoder {
                 text: &buf,
                 after_each,
                 base: 0,
-                spans: [(0, 0); SPAN_BATCH],
-                gathered: 0,
+                batch: Batch::new(),
                 out,
                 ends,
             };
