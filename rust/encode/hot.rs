@@ -9,9 +9,9 @@
 //!   that hash alike do not evict each other;
 //! - pieces of 16 to 31 bytes in 64-byte entries: a 32-byte key and seven ids.
 //!
-//! Pieces are looked up a batch at a time, every line of the batch prefetched first, so the
-//! batch's memory latencies overlap; when all hit (the common case) their ids are copied out
-//! with no branch per piece. Each thread owns its tables: no lock, nothing shared between cores.
+//! Pieces are looked up a batch at a time, each piece's line prefetched as the scanner hands the
+//! piece over ([`Feed`], [`Table::prepare`]), so the batch's memory latencies overlap the
+//! scanning; when all hit (the common case) their ids are copied out with no branch per piece. Each thread owns its tables: no lock, nothing shared between cores.
 //!
 //! Why two entry sizes: one table of 64-byte entries for every piece up to 31 bytes ran
 //! en_docs at 0.65× of this (the wider key to load, mask, hash and compare, eight ids to copy,
