@@ -7,7 +7,7 @@
 //! 16 ms per call in page faults; with the previous result's memory reused, 10 ms, which is what
 //! `count` (no result vector) takes.
 //!
-//! Invariants: a vector taken is empty; at most [`KEEP`] vectors of at most [`MAX_IDS`] ids'
+//! Invariants: a vector taken is empty; at most `KEEP` vectors of at most `MAX_IDS` ids'
 //! capacity each are kept, so the memory held after the caller has dropped everything is
 //! bounded (2 × 64 MB).
 //!
