@@ -11,7 +11,8 @@
 //!
 //! Pieces are looked up a batch at a time, each piece's line prefetched as the scanner hands the
 //! piece over ([`Feed`], [`Table::prepare`]), so the batch's memory latencies overlap the
-//! scanning; when all hit (the common case) their ids are copied out with no branch per piece. Each thread owns its tables: no lock, nothing shared between cores.
+//! scanning; when all hit (the common case) their ids are copied out with no branch per piece.
+//! Each thread owns its tables: no lock, nothing shared between cores.
 //!
 //! Why two entry sizes: one table of 64-byte entries for every piece up to 31 bytes ran
 //! en_docs at 0.65× of this (the wider key to load, mask, hash and compare, eight ids to copy,
@@ -441,7 +442,7 @@ impl<'a, M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> Feed<'a, M> {
 
     /// Resolve the pieces gathered so far.
     fn flush(&mut self) -> Result<()> {
-        if self.batch.n > 0 {
+        if !self.batch.is_empty() {
             self.last = self.table.resolve(
                 self.second,
                 self.text,
@@ -523,6 +524,10 @@ impl Table {
         out: &mut Vec<Rank>,
         miss: impl FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>,
     ) -> Result<usize> {
+        debug_assert!(
+            spans.len() <= SPAN_BATCH,
+            "a batch is at most SPAN_BATCH pieces"
+        );
         let mut batch = Batch::new();
         for &span in spans {
             self.prepare(text, span, &mut batch);

@@ -20,8 +20,8 @@ use std::os::raw::{c_int, c_void};
 /// A read-only, one-dimensional buffer of native-endian `u32` ids.
 #[pyclass(module = "subword._core", frozen)]
 pub struct IdBuffer {
-    /// The encoder's result as it wrote it: shrinking it would move it (a copy) and its spare
-    /// room is pages never touched.
+    /// The encoder's result as it wrote it: shrinking it would move it (a copy); its spare
+    /// room is at most the encoder's reserve of one id per two bytes of text.
     ids: Vec<Rank>,
     /// Number of ids, where `shape` points.
     len: ffi::Py_ssize_t,
