@@ -27,13 +27,22 @@ const MAX_IDS: usize = 1 << 24;
 
 static KEPT: Mutex<Vec<Vec<Rank>>> = Mutex::new(Vec::new());
 
-/// An empty vector with room for at least `ids` ids: a kept one if one is large enough.
+/// Most a kept vector's capacity may exceed what is asked, as a factor: a small result must not
+/// pin a large vector (the result holds it until the caller drops it).
+const MAX_SLACK: usize = 4;
+
+/// An empty vector with room for at least `ids` ids: the smallest kept one that is large
+/// enough but not more than [`MAX_SLACK`] times so, else a new one.
 pub fn take(ids: usize) -> Vec<Rank> {
     if ids >= MIN_IDS / 2 {
         // A poisoned lock only means a thread panicked while holding it; the list is still
         // a list of empty-able vectors.
         let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(k) = kept.iter().position(|v| v.capacity() >= ids) {
+        let fits = |v: &Vec<Rank>| (ids..=ids.saturating_mul(MAX_SLACK)).contains(&v.capacity());
+        let best = (0..kept.len())
+            .filter(|&k| fits(&kept[k]))
+            .min_by_key(|&k| kept[k].capacity());
+        if let Some(k) = best {
             let mut v = kept.swap_remove(k);
             v.clear();
             return v;
@@ -87,6 +96,18 @@ mod tests {
         assert!(kept
             .iter()
             .all(|v| (MIN_IDS..=MAX_IDS).contains(&v.capacity())));
+    }
+
+    #[test]
+    fn a_small_request_does_not_take_a_much_larger_vector() {
+        let big = Vec::with_capacity(MAX_IDS);
+        let ptr = big.as_ptr();
+        give(big);
+        for _ in 0..3 {
+            let v = take(MIN_IDS);
+            assert!(v.capacity() <= MIN_IDS * MAX_SLACK);
+            assert_ne!(v.as_ptr(), ptr);
+        }
     }
 
     #[test]
