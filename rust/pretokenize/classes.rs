@@ -37,9 +37,21 @@ pub fn is_other(c: u16) -> bool {
     c & (S | L | N) == 0
 }
 
+/// Not a class any code point has (the bits above [`W`] are unused): a block of mixed classes.
+const MIXED: u16 = u16::MAX;
+
 pub struct Tables {
     by_char: Box<[u16]>,
     ascii: [u16; 128],
+    /// For each block of 64 code points below U+10000 (`c >> 6`, which a 3-byte char's first
+    /// two bytes give without decoding it), the class bits all 64 share: a run of a class
+    /// passes a char of a block that shares one of its bits on a load from this 2 KB table
+    /// instead of the 2.2 MB one (CJK and Hangul text touch 60 KB of that).
+    block_and: Box<[u16; 1024]>,
+    /// The class of every code point of such a block when they all have the same one (every
+    /// CJK ideograph and Hangul syllable block), else [`MIXED`]: `at` then needs neither the
+    /// char's last byte nor the big table.
+    block_class: Box<[u16; 1024]>,
     /// For each of the letters in the contraction alternatives, every char that `(?i)x` matches.
     folds: [(u8, Box<[char]>); 8],
 }
@@ -88,6 +100,14 @@ fn build() -> Tables {
     }
     let mut ascii = [0u16; 128];
     ascii.copy_from_slice(&by_char[..128]);
+    let mut block_and = Box::new([0u16; 1024]);
+    let mut block_class = Box::new([MIXED; 1024]);
+    for (k, block) in by_char[..0x10000].chunks(64).enumerate() {
+        block_and[k] = block.iter().fold(u16::MAX, |all, &c| all & c);
+        if block.iter().all(|&c| c == block[0]) {
+            block_class[k] = block[0];
+        }
+    }
     let folds = b"sdmtlver".map(|x| {
         let chars: Vec<char> = class_ranges(&format!("(?i){}", x as char))
             .into_iter()
@@ -98,6 +118,8 @@ fn build() -> Tables {
     Tables {
         by_char,
         ascii,
+        block_and,
+        block_class,
         folds,
     }
 }
@@ -119,11 +141,26 @@ impl Tables {
     pub fn at(&self, b: &[u8], i: usize) -> (u16, usize) {
         let x = b[i];
         if x < 0x80 {
-            (self.ascii[x as usize], 1)
-        } else {
-            let (c, n) = decode(b, i);
-            (self.by_char[c as usize], n)
+            return (self.ascii[x as usize], 1);
         }
+        if x < 0xE0 {
+            let c = ((x as usize & 0x1F) << 6) | (b[i + 1] as usize & 0x3F);
+            return (self.by_char[c], 2);
+        }
+        if x < 0xF0 {
+            let c = self.block_class[block_of(b, i)];
+            if c != MIXED {
+                return (c, 3);
+            }
+        }
+        self.at_decoded(b, i)
+    }
+
+    /// [`Tables::at`] for a multi-byte char, without the block shortcut.
+    #[inline(always)]
+    fn at_decoded(&self, b: &[u8], i: usize) -> (u16, usize) {
+        let (c, n) = decode(b, i);
+        (self.by_char[c as usize], n)
     }
 
     /// Does the char at `i` match `(?i)letter`? Returns its length if so.
@@ -137,6 +174,13 @@ impl Tables {
         let set = &self.folds.iter().find(|(l, _)| *l == letter)?.1;
         set.contains(&char::from_u32(c)?).then_some(n)
     }
+}
+
+/// The 64-code-point block (`c >> 6`) of the 3-byte char at `i`, from its first two bytes.
+#[inline(always)]
+fn block_of(b: &[u8], i: usize) -> usize {
+    // Valid UTF-8: a 3-byte char's second byte is there.
+    ((b[i] as usize & 0x0F) << 6) | (b[i + 1] as usize & 0x3F)
 }
 
 /// Decode the multi-byte UTF-8 char at `i`. The input comes from a `&str`, so it is valid.
@@ -195,6 +239,54 @@ pub fn run_end(t: &Tables, b: &[u8], mut i: usize, keep: impl Fn(u16) -> bool) -
     while i < b.len() {
         let (c, n) = t.at(b, i);
         if !keep(c) {
+            break;
+        }
+        i += n;
+    }
+    i
+}
+
+/// End of the maximal run of chars from `i` that have one of the class bits of `mask` (`\p{L}+`
+/// is `class_run_end(t, b, i, L)`): `run_end` for a class, with a char whose whole 64-code-point
+/// block shares a bit of `mask` (every CJK ideograph, Hangul syllable, Cyrillic letter …)
+/// passed without decoding it.
+#[inline(always)]
+pub fn class_run_end(t: &Tables, b: &[u8], mut i: usize, mask: u16) -> usize {
+    while i < b.len() {
+        let x = b[i];
+        if x < 0x80 {
+            if t.ascii[x as usize] & mask == 0 {
+                break;
+            }
+            i += 1;
+            continue;
+        }
+        if x < 0xE0 {
+            // A 2-byte char: its block is its first byte's low bits, and a char of a mixed
+            // block decodes in a few operations into the table's first 4 KB.
+            let c = if t.block_and[x as usize & 0x1F] & mask != 0 {
+                mask
+            } else {
+                t.by_char[((x as usize & 0x1F) << 6) | (b[i + 1] as usize & 0x3F)]
+            };
+            if c & mask == 0 {
+                break;
+            }
+            i += 2;
+            continue;
+        }
+        if x < 0xF0 {
+            let block = block_of(b, i);
+            if t.block_and[block] & mask != 0 {
+                i += 3;
+                continue;
+            }
+            if t.block_class[block] != MIXED {
+                break; // one class for the whole block, and it lacks `mask`
+            }
+        }
+        let (c, n) = t.at_decoded(b, i);
+        if c & mask == 0 {
             break;
         }
         i += n;
@@ -261,6 +353,29 @@ mod tests {
 
     fn want(b: &[u8], f: fn(&u8) -> bool) -> usize {
         b.iter().position(|c| !f(c)).unwrap_or(b.len())
+    }
+
+    /// The block shortcuts against the plain table, on every code point: `at` gives its
+    /// classes, and a run of each class the scanners ask for passes it exactly when its
+    /// classes have one of the run's bits.
+    #[test]
+    fn block_shortcuts_agree_with_the_table_on_every_code_point() {
+        let t = tables();
+        let masks = [L, N, S, LL | LM | LO | M, LU | LT | LM | LO | M];
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let mut buf = [0u8; 8];
+            let n = c.encode_utf8(&mut buf).len();
+            // Two of the char, then a char in none of the masks' classes.
+            let text = format!("{c}{c}\u{0}");
+            let b = text.as_bytes();
+            let want = t.by_char[c as usize];
+            assert_eq!(t.at(b, 0), (want, n), "{c:?}");
+            for mask in masks {
+                let run = if want & mask != 0 { 2 * n } else { 0 };
+                assert_eq!(class_run_end(t, b, 0, mask), run, "{c:?} mask {mask:#x}");
+                assert_eq!(run_end(t, b, 0, |k| k & mask != 0), run, "{c:?}");
+            }
+        }
     }
 
     #[test]

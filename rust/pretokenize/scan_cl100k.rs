@@ -16,7 +16,8 @@
 //! - Qwen 2's: Llama 3's with single digits (`DIGITS` = 1).
 
 use super::classes::{
-    ascii_letters_end, digits_end, is_other, len_before, run_end, Tables, CRLF, L, N, S,
+    ascii_letters_end, class_run_end, digits_end, is_other, len_before, run_end, Tables, CRLF, L,
+    N, S,
 };
 
 #[inline]
@@ -71,7 +72,7 @@ fn next_end_of<const DIGITS: usize, const END_RUN: bool>(t: &Tables, b: &[u8], i
     }
     let (c0, n0) = t.at(b, i);
     if c0 & L != 0 {
-        return run_end(t, b, ascii_letters_end(b, i), |c| c & L != 0);
+        return class_run_end(t, b, ascii_letters_end(b, i), L);
     }
     if c0 & N != 0 {
         return digits_end(t, b, i, n0, DIGITS);
@@ -83,7 +84,7 @@ fn next_end_of<const DIGITS: usize, const END_RUN: bool>(t: &Tables, b: &[u8], i
         0
     };
     if c0 & CRLF == 0 && next & L != 0 {
-        return run_end(t, b, ascii_letters_end(b, i + n0), |c| c & L != 0);
+        return class_run_end(t, b, ascii_letters_end(b, i + n0), L);
     }
     // ` ?[^\s\p{L}\p{N}]++[\r\n]*+`
     let others_from = if is_other(c0) {
@@ -101,7 +102,7 @@ fn next_end_of<const DIGITS: usize, const END_RUN: bool>(t: &Tables, b: &[u8], i
             .count();
     }
     // Whitespace.
-    let j = run_end(t, b, i, |c| c & S != 0);
+    let j = class_run_end(t, b, i, S);
     if END_RUN && j == b.len() {
         return j; // `\s++$`
     }

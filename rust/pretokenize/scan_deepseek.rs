@@ -14,7 +14,8 @@
 //! its own up to the next position where one does — what the regex engine's search skips over.
 
 use super::classes::{
-    ascii_letters_end, digits_end, len_before, run_end, Tables, CRLF, HAN_KANA, L, M, N, P, S, SYM,
+    ascii_letters_end, class_run_end, digits_end, len_before, run_end, Tables, CRLF, HAN_KANA, L,
+    M, N, P, S, SYM,
 };
 
 /// The three regexes as tokenizer.json gives them (as read into fancy-regex's dialect).
@@ -111,7 +112,7 @@ fn r3_match(t: &Tables, b: &[u8], i: usize, inside: impl Fn(u16) -> bool + Copy)
     // Whitespace (never outside an "other" window): `\s*[\r\n]+` up to the run's last line
     // break; else `\s+(?!\S)` gives the last char back to what follows, unless the run ends the
     // window (the text's end, a digit or a CJK char); a run of one char is `\s+`.
-    let j = run_end(t, b, i, |c| c & S != 0);
+    let j = class_run_end(t, b, i, S);
     if let Some(k) = b[i..j].iter().rposition(|&x| x == b'\r' || x == b'\n') {
         return Some(i + k + 1);
     }

@@ -6,7 +6,9 @@
 //! backtracking construct: a whitespace run not at the end gives back its last char (which then
 //! becomes the optional space of the next piece, or a piece of its own).
 
-use super::classes::{ascii_letters_end, is_other, len_before, run_end, Tables, L, N, S};
+use super::classes::{
+    ascii_letters_end, class_run_end, is_other, len_before, run_end, Tables, L, N, S,
+};
 
 #[inline]
 fn contraction(b: &[u8], i: usize) -> Option<usize> {
@@ -35,16 +37,16 @@ pub fn next_end(t: &Tables, b: &[u8], i: usize) -> usize {
         (c0, i)
     };
     if c & L != 0 {
-        return run_end(t, b, ascii_letters_end(b, start), |c| c & L != 0);
+        return class_run_end(t, b, ascii_letters_end(b, start), L);
     }
     if c & N != 0 {
-        return run_end(t, b, start, |c| c & N != 0);
+        return class_run_end(t, b, start, N);
     }
     if is_other(c) {
         return run_end(t, b, start, is_other);
     }
     // Whitespace (c0 is `\s` here).
-    let j = run_end(t, b, i, |c| c & S != 0);
+    let j = class_run_end(t, b, i, S);
     if j == b.len() {
         return j;
     }

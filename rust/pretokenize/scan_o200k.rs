@@ -12,8 +12,8 @@
 //! digits: the same scanner with `CONTRACTIONS` off and `DIGITS` = 1.
 
 use super::classes::{
-    ascii_lower_end, digits_end, is_other, len_before, run_end, Tables, CRLF, L, LL, LM, LO, LT,
-    LU, M, N, S,
+    ascii_lower_end, class_run_end, digits_end, is_other, len_before, run_end, Tables, CRLF, L, LL,
+    LM, LO, LT, LU, M, N, S,
 };
 
 const U: u16 = LU | LT | LM | LO | M;
@@ -35,7 +35,7 @@ fn lower_word(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
         j += n;
     }
     if j < b.len() && t.at(b, j).0 & W != 0 {
-        return Some(run_end(t, b, ascii_lower_end(b, j), |c| c & W != 0));
+        return Some(class_run_end(t, b, ascii_lower_end(b, j), W));
     }
     last_w
 }
@@ -43,8 +43,8 @@ fn lower_word(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
 /// `U+ W*` from `s`.
 #[inline(always)]
 fn upper_word(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
-    let j = run_end(t, b, s, |c| c & U != 0);
-    (j > s).then(|| run_end(t, b, j, |c| c & W != 0))
+    let j = class_run_end(t, b, s, U);
+    (j > s).then(|| class_run_end(t, b, j, W))
 }
 
 /// `(?i:'s|'t|'re|'ve|'m|'ll|'d)?` at `e`.
@@ -125,7 +125,7 @@ fn next_end_of<const CONTRACTIONS: bool, const DIGITS: usize>(
             .take_while(|&&x| matches!(x, b'\r' | b'\n' | b'/'))
             .count();
     }
-    let j = run_end(t, b, i, |c| c & S != 0);
+    let j = class_run_end(t, b, i, S);
     if let Some(k) = b[i..j].iter().rposition(|&x| x == b'\r' || x == b'\n') {
         return i + k + 1;
     }
