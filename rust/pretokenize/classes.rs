@@ -339,12 +339,19 @@ fn swar_run_end(
 /// so a scanner may skip these before its general class loop.
 #[inline(always)]
 pub fn ascii_letters_end(b: &[u8], i: usize) -> usize {
+    // A word in another script: no eight-byte step to take.
+    if b.get(i).is_some_and(|&x| x >= 0x80) {
+        return i;
+    }
     swar_run_end(b, i, ascii_letter_bits, |x| x.is_ascii_alphabetic())
 }
 
 /// End of the run of ASCII lowercase letters (`\p{Ll}`, all in o200k's "lower" class) from `i`.
 #[inline(always)]
 pub fn ascii_lower_end(b: &[u8], i: usize) -> usize {
+    if b.get(i).is_some_and(|&x| x >= 0x80) {
+        return i;
+    }
     swar_run_end(b, i, ascii_lower_bits, |x| x.is_ascii_lowercase())
 }
 

@@ -27,15 +27,16 @@ fn lower_word(t: &Tables, b: &[u8], s: usize) -> Option<usize> {
     while j < b.len() {
         let (c, n) = t.at(b, j);
         if c & U == 0 {
+            // The end of `U*`: a W char here starts the `W+` that ends the word.
+            if c & W != 0 {
+                return Some(class_run_end(t, b, ascii_lower_end(b, j + n), W));
+            }
             break;
         }
         if c & W != 0 {
             last_w = Some(j + n);
         }
         j += n;
-    }
-    if j < b.len() && t.at(b, j).0 & W != 0 {
-        return Some(class_run_end(t, b, ascii_lower_end(b, j), W));
     }
     last_w
 }
