@@ -362,13 +362,20 @@ const SPILLED_IDS: usize = 2 * BIG_PIECES * MAX_LEN;
 /// A short entry to write once the batch's ids are out: (line, entry).
 type Pending = (u32, Short);
 
+// A batch's exceptions are bits of a u64, and its marks' positions are bytes.
+const _: () = assert!(SPAN_BATCH <= 64);
+
 /// Pieces on their way through [`Table::resolve`]: up to [`SPAN_BATCH`] spans with their short
-/// keys and slots (line, second-level slot), as [`Table::prepare`] computed them.
+/// keys and slots (line, second-level slot), as [`Table::prepare`] computed them, and up to
+/// [`SPAN_BATCH`] marks: positions in the batch (0 to `n`, in order, repeats allowed) where
+/// `resolve` calls its `on_mark` between the pieces' ids (a run's text ends, `runs.rs`).
 pub struct Batch {
     spans: [Span; SPAN_BATCH],
     keys: [u128; SPAN_BATCH],
     at: [(u32, usize); SPAN_BATCH],
     n: usize,
+    marks: [u8; SPAN_BATCH],
+    n_marks: usize,
 }
 
 impl Batch {
@@ -378,22 +385,38 @@ impl Batch {
             keys: [0; SPAN_BATCH],
             at: [(0, 0); SPAN_BATCH],
             n: 0,
+            marks: [0; SPAN_BATCH],
+            n_marks: 0,
         }
     }
 
+    /// No room for another piece, or for another mark.
     #[inline(always)]
     pub fn is_full(&self) -> bool {
-        self.n == SPAN_BATCH
+        self.n == SPAN_BATCH || self.n_marks == SPAN_BATCH
     }
 
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.n == 0
+        self.n == 0 && self.n_marks == 0
+    }
+
+    /// A mark after the pieces added so far. The caller makes room first ([`Batch::is_full`]).
+    #[inline(always)]
+    pub fn mark(&mut self) {
+        debug_assert!(
+            self.n_marks < SPAN_BATCH,
+            "a batch holds at most SPAN_BATCH marks"
+        );
+        // `n` is at most SPAN_BATCH = 64, so it fits a byte.
+        self.marks[self.n_marks] = self.n as u8;
+        self.n_marks += 1;
     }
 
     #[inline(always)]
     pub fn clear(&mut self) {
         self.n = 0;
+        self.n_marks = 0;
     }
 }
 
@@ -449,6 +472,7 @@ impl<'a, M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> Feed<'a, M> {
                 &self.batch,
                 self.out,
                 &mut self.miss,
+                |_| {},
             )?;
             self.batch.clear();
         }
@@ -532,7 +556,7 @@ impl Table {
         for &span in spans {
             self.prepare(text, span, &mut batch);
         }
-        self.resolve(second, text, &batch, out, miss)
+        self.resolve(second, text, &batch, out, miss, |_| {})
     }
 
     /// Add the piece `span` of `text` to `batch`: its short key and slots, and a prefetch of
@@ -549,7 +573,8 @@ impl Table {
         batch.n = k + 1;
     }
 
-    /// The ids of `batch`'s pieces onto `out`, in order (see [`Table::encode_batch`]).
+    /// The ids of `batch`'s pieces onto `out`, in order (see [`Table::encode_batch`]), with
+    /// `on_mark(out)` called at each of the batch's marks.
     ///
     /// Two passes over the batch, whose lines [`Table::prepare`] prefetched: the compare of each
     /// piece with its line (and a prefetch of the second-level slots of those missing); then the
@@ -564,14 +589,19 @@ impl Table {
         batch: &Batch,
         out: &mut Vec<Rank>,
         mut miss: impl FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>,
+        mut on_mark: impl FnMut(&mut Vec<Rank>),
     ) -> Result<usize> {
         let n = batch.n;
+        let marks = &batch.marks[..batch.n_marks];
         if n == 0 {
+            for _ in marks {
+                on_mark(out);
+            }
             return Ok(0);
         }
         let (spans, keys, at) = (&batch.spans, &batch.keys, &batch.at);
-        // Which entry each short piece found; the others (missed, empty, longer than 15
-        // bytes) are exceptions.
+        // Which entry each short piece found; the others (missed, longer than 15 bytes) are
+        // exceptions.
         let mut found = [0u32; SPAN_BATCH];
         let mut exceptions = 0u64;
         let mut shorts = 0;
@@ -600,7 +630,7 @@ impl Table {
         }
         self.lookups += shorts;
         self.hits += shorts;
-        if exceptions == 0 {
+        if exceptions == 0 && marks.is_empty() {
             // Every piece found (the common case): no branch per piece but the vector's room.
             for &e in &found[..n] {
                 emit_ids(&self.short_entry(e).ids, &self.spilled, out);
@@ -611,13 +641,12 @@ impl Table {
         let mut queued = 0;
         let mut last = 0;
         let mut next = 0;
+        let mut marks = marks.iter().peekable();
         let mut rest = exceptions;
         while rest != 0 {
             let j = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            for &e in &found[next..j] {
-                emit_ids(&self.short_entry(e).ids, &self.spilled, out);
-            }
+            self.emit_found(&found, next, j, &mut marks, out, &mut on_mark);
             let before = out.len();
             let (start, end) = spans[j];
             let piece = &text[start..end];
@@ -634,14 +663,37 @@ impl Table {
             last = out.len() - before;
             next = j + 1;
         }
-        for &e in &found[next..n] {
-            emit_ids(&self.short_entry(e).ids, &self.spilled, out);
-        }
+        // Every mark is at most `n`, so this fires the rest.
+        self.emit_found(&found, next, n, &mut marks, out, &mut on_mark);
         if exceptions >> (n - 1) & 1 == 0 {
             last = self.short_entry(found[n - 1]).id_count();
         }
         self.finish_batch(&pending[..queued]);
         Ok(last)
+    }
+
+    /// The ids of the found pieces `from..to` onto `out`, with `on_mark` called at each mark
+    /// up to `to` on the way.
+    #[inline(always)]
+    fn emit_found<'m>(
+        &self,
+        found: &[u32; SPAN_BATCH],
+        mut from: usize,
+        to: usize,
+        marks: &mut std::iter::Peekable<impl Iterator<Item = &'m u8>>,
+        out: &mut Vec<Rank>,
+        on_mark: &mut impl FnMut(&mut Vec<Rank>),
+    ) {
+        while let Some(&at) = marks.next_if(|&&at| at as usize <= to) {
+            for &e in &found[from..at as usize] {
+                emit_ids(&self.short_entry(e).ids, &self.spilled, out);
+            }
+            from = at as usize;
+            on_mark(out);
+        }
+        for &e in &found[from..to] {
+            emit_ids(&self.short_entry(e).ids, &self.spilled, out);
+        }
     }
 
     /// The ids of a short piece its line lacks onto `out`, from the second level, the
