@@ -33,8 +33,13 @@ use super::masks::ByteMasks;
 
 /// Piece starts of `block` (bit k: a piece starts at byte k; bit 0 always) below the horizon,
 /// and the horizon: every start below it is certain. `DIGITS`: most digits in one piece.
+/// `END_RUN`: a whitespace run that reaches the text's end is one piece (cl100k's `\s++$`;
+/// Llama 3 and Qwen 2 cut it as anywhere else).
 #[inline(always)]
-pub fn starts<const DIGITS: usize>(block: &[u8; 64], m: &ByteMasks) -> (u64, u32) {
+pub fn starts<const DIGITS: usize, const END_RUN: bool>(
+    block: &[u8; 64],
+    m: &ByteMasks,
+) -> (u64, u32) {
     let (letter, digit, line, blank, space) = (m.letter, m.digit, m.line, m.blank, m.space);
     let other = m.other();
     let ws = blank | line;
@@ -42,7 +47,7 @@ pub fn starts<const DIGITS: usize>(block: &[u8; 64], m: &ByteMasks) -> (u64, u32
     // Line breaks right after a run of others end that run's piece (`[\r\n]*`): the runs of line
     // breaks that start after an other, by the carry of adding their first bits.
     let taken = line & !line.wrapping_add(line & (other << 1));
-    let mut st = 1 | whitespace_starts(blank, line, taken);
+    let mut st = 1 | whitespace_starts(blank, line, taken, m.end) | text_end(m.end);
     // The byte after a whitespace run, unless the run's last blank leads it.
     let after_ws = !ws & (ws << 1);
     let led = (letter & (blank << 1)) | (other & (space << 1));
@@ -72,20 +77,25 @@ pub fn starts<const DIGITS: usize>(block: &[u8; 64], m: &ByteMasks) -> (u64, u32
         quotes &= quotes - 1;
     }
 
-    let horizon = horizon(m.high, ws);
+    if END_RUN && m.end != 0 {
+        st &= !inside_end_run(ws & !taken, m.end);
+    }
+
+    let horizon = horizon(m.high, m.end, ws);
     (st & below(horizon), horizon)
 }
 
 /// The starts inside whitespace runs (less the line breaks `taken` by a run of others before
 /// them), for the patterns that end a run after its last line break (`\s*[\r\n]`) and give its
 /// last blank back (`\s+(?!\S)`): each run's first byte, the last blank of a run that ends in
-/// two blanks, and the blanks after the run's last line break.
+/// two blanks before a non-blank (at the text's `end` nothing is given back), and the blanks
+/// after the run's last line break.
 #[inline(always)]
-pub(super) fn whitespace_starts(blank: u64, line: u64, taken: u64) -> u64 {
+pub(super) fn whitespace_starts(blank: u64, line: u64, taken: u64, end: u64) -> u64 {
     let ws = blank | line;
     let run = ws & !taken;
     let mut st = run & !(run << 1);
-    st |= blank & (blank << 1) & !(ws >> 1);
+    st |= blank & (blank << 1) & !((ws | end) >> 1);
     // A run of blanks after a line break starts a piece when no line break follows it
     // (otherwise `\s*[\r\n]` runs on through it): a short loop, one turn per such run.
     let mut after_break = blank & ((line & !taken) << 1);
@@ -98,6 +108,22 @@ pub(super) fn whitespace_starts(blank: u64, line: u64, taken: u64) -> u64 {
         after_break &= after_break - 1;
     }
     st
+}
+
+/// The bytes after the first of the run of `run` that reaches the text's `end` (none if no run
+/// reaches it): what `\s++$` takes whole.
+#[inline(always)]
+fn inside_end_run(run: u64, end: u64) -> u64 {
+    let stop = end.trailing_zeros();
+    // The run's first byte: just past the last byte before the end that is not in it.
+    let first = 64 - (!(run | end)).leading_zeros();
+    below(stop) & !below(first + 1)
+}
+
+/// The text's end as a start (its first bit of `end`): the last piece ends there.
+#[inline(always)]
+pub(super) fn text_end(end: u64) -> u64 {
+    end & !(end << 1)
 }
 
 /// The bits below `horizon` (at most 64).
@@ -150,10 +176,15 @@ pub(super) fn digit_groups(digit: u64, max: u32) -> u64 {
 /// (or the end of the block), whose start depends on whether the unknown char is a letter it
 /// leads, and at most one past the start of a whitespace run that reaches the unknown. (A
 /// contraction needs no more: a non-ASCII char completes one only right after the `'`, whose
-/// piece then ends past the unknown.)
+/// piece then ends past the unknown.) If the text ends first, nothing is unknown: every start
+/// up to its end (included) is certain.
 #[inline(always)]
-pub(super) fn horizon(high: u64, ws: u64) -> u32 {
+pub(super) fn horizon(high: u64, end: u64, ws: u64) -> u32 {
     let unknown = high.trailing_zeros();
+    let stop = end.trailing_zeros();
+    if stop < unknown {
+        return stop + 1;
+    }
     let mut h = unknown.saturating_sub(1);
     if unknown > 0 && ws >> (unknown - 1) & 1 == 1 {
         let before = !ws & ((1u64 << (unknown - 1)) - 1);

@@ -23,8 +23,10 @@ pub fn starts(block: &[u8; 64], m: &ByteMasks) -> (u64, u32) {
     let ws = m.blank | m.line;
     let led = space << 1;
 
-    let mut st = 1 | (ws & !(ws << 1));
-    st |= ws & (ws << 1) & !(ws >> 1);
+    let mut st = 1 | (ws & !(ws << 1)) | super::block_cl100k::text_end(m.end);
+    // The last of two or more whitespace bytes before a non-blank (`\s+(?!\S)` gives it back;
+    // at the text's end it keeps it).
+    st |= ws & (ws << 1) & !((ws | m.end) >> 1);
     st |= !ws & (ws << 1) & !led;
     st |= letter & !(letter << 1) & !led;
     st |= digit & !(digit << 1) & !led;
@@ -33,7 +35,7 @@ pub fn starts(block: &[u8; 64], m: &ByteMasks) -> (u64, u32) {
 
     // A contraction's letters are not the start of a run of letters (the `'` is no run of others
     // they follow); one the block cannot decide ends the certain part before its letters.
-    let mut horizon = horizon(m.high, ws);
+    let mut horizon = horizon(m.high, m.end, ws);
     let mut quotes = m.apostrophe & first_other;
     while quotes != 0 {
         let c = quotes.trailing_zeros() as usize;
@@ -72,10 +74,14 @@ fn contraction_len(block: &[u8; 64], c: usize) -> Result<Option<usize>, Undecide
 
 /// The first position whose start is not certain: the first non-ASCII byte (or the end of the
 /// block; no rule here looks ahead but the whitespace rules), and at most one past the start
-/// of a whitespace run that reaches it.
+/// of a whitespace run that reaches it; past the text's end if that comes first.
 #[inline(always)]
-fn horizon(high: u64, ws: u64) -> u32 {
+fn horizon(high: u64, end: u64, ws: u64) -> u32 {
     let unknown = high.trailing_zeros();
+    let stop = end.trailing_zeros();
+    if stop < unknown {
+        return stop + 1;
+    }
     let mut h = unknown;
     if unknown > 0 && ws >> (unknown - 1) & 1 == 1 {
         let before = !ws & ((1u64 << (unknown - 1)) - 1);

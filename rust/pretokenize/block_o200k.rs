@@ -37,7 +37,9 @@ pub fn starts<const CONTRACTIONS: bool, const DIGITS: usize>(
     let taken = carried | (from & (carried << 1));
     let other = m.other() & !taken;
 
-    let mut st = 1 | block_cl100k::whitespace_starts(blank, line, taken);
+    let mut st = 1
+        | block_cl100k::whitespace_starts(blank, line, taken, m.end)
+        | block_cl100k::text_end(m.end);
     let led = (letter & (blank << 1)) | (other & (space << 1));
     st |= !ws & (ws << 1) & !taken & !led;
 
@@ -54,7 +56,7 @@ pub fn starts<const CONTRACTIONS: bool, const DIGITS: usize>(
         block_cl100k::digit_groups(digit, DIGITS as u32)
     };
 
-    let mut horizon = block_cl100k::horizon(m.high, ws);
+    let mut horizon = block_cl100k::horizon(m.high, m.end, ws);
     if CONTRACTIONS {
         let mut suffix_letters = 0u64;
         let mut quotes = m.apostrophe & (letter << 1);

@@ -34,13 +34,17 @@ pub struct ByteMasks {
     pub slash: u64,
     /// Bytes ≥ 0x80: the parts of non-ASCII chars.
     pub high: u64,
+    /// The bytes past the text's end, in none of the classes: set by the walker (`blocks.rs`) in
+    /// a text's last, padded block, 0 in a full block. Every block scanner treats the end as an
+    /// end (a piece stops there, `(?!\S)` holds there), so a short text is cut whole.
+    pub end: u64,
 }
 
 impl ByteMasks {
     /// ASCII bytes in none of the classes: `[^\s\p{L}\p{N}]` (punctuation, symbols, controls).
     #[inline(always)]
     pub fn other(&self) -> u64 {
-        !(self.letter | self.digit | self.line | self.blank | self.high)
+        !(self.letter | self.digit | self.line | self.blank | self.high | self.end)
     }
 }
 
@@ -184,6 +188,7 @@ unsafe fn classify_avx2(block: &[u8; 64]) -> ByteMasks {
         high: join(6),
         lower: join(7),
         slash: join(8),
+        end: 0,
     }
 }
 

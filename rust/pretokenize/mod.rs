@@ -246,9 +246,12 @@ impl Pattern {
             Engine::Scanner(Scanner::Gpt2) => {
                 blocks::scan(text, scan_gpt2::next_end, block_gpt2::starts, sink)
             }
-            Engine::Scanner(Scanner::Cl100k) => {
-                blocks::scan(text, scan_cl100k::next_end, block_cl100k::starts::<3>, sink)
-            }
+            Engine::Scanner(Scanner::Cl100k) => blocks::scan(
+                text,
+                scan_cl100k::next_end,
+                block_cl100k::starts::<3, true>,
+                sink,
+            ),
             Engine::Scanner(Scanner::O200k) => blocks::scan(
                 text,
                 scan_o200k::next_end,
@@ -258,13 +261,13 @@ impl Pattern {
             Engine::Scanner(Scanner::Llama3) => blocks::scan(
                 text,
                 scan_cl100k::next_end_llama3,
-                block_cl100k::starts::<3>,
+                block_cl100k::starts::<3, false>,
                 sink,
             ),
             Engine::Scanner(Scanner::Qwen2) => blocks::scan(
                 text,
                 scan_cl100k::next_end_qwen2,
-                block_cl100k::starts::<1>,
+                block_cl100k::starts::<1, false>,
                 sink,
             ),
             Engine::Scanner(Scanner::Tekken) => blocks::scan(
