@@ -40,6 +40,7 @@
 //! encoder costs up to 8 MB per thread that ran it (pages are touched as entries are written),
 //! plus its big-piece map, plus its shared 8–32 MB.
 
+use super::pages::{Zeroable, ZeroedPages};
 use super::shared_cache::{self, SharedCache, Words};
 use crate::error::Result;
 use crate::pretokenize::{Span, SpanSink, SPAN_BATCH};
@@ -334,23 +335,9 @@ impl Short {
     }
 }
 
-/// `n` empty entries (`T` zeroed is empty), from a zeroed allocation: the OS hands its pages
-/// out zeroed on first touch, so a short job pays only for the pages its pieces land on (`vec!`
-/// of a struct writes every entry up front).
-fn zeroed<T: Copy + Default>(n: usize) -> Box<[T]> {
-    let layout = std::alloc::Layout::array::<T>(n).expect("a table layout");
-    assert!(layout.size() > 0);
-    // SAFETY: the layout is non-zero-sized; `T` is only ever `Entry` or `Line`, plain integers
-    // for which all-zero is valid (and is the empty entry); the pointer came from the global
-    // allocator with the layout of `[T; n]`, which is what `Box<[T]>` frees it with.
-    unsafe {
-        let ptr = std::alloc::alloc_zeroed(layout).cast::<T>();
-        if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
-        Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
-    }
-}
+// SAFETY: `Entry` and `Line` are plain integers; all zeros is an empty entry (no key is 0).
+unsafe impl Zeroable for Entry {}
+unsafe impl Zeroable for Line {}
 
 /// Most pieces the big-piece map keeps; it is emptied when it would hold more.
 const BIG_PIECES: usize = 1 << 17;
@@ -499,8 +486,8 @@ impl<M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> SpanSink for Feed<'_, 
 
 /// One encoder's tables on this thread.
 pub struct Table {
-    short: Box<[Line]>,
-    wide: Box<[Entry]>,
+    short: ZeroedPages<Line>,
+    wide: ZeroedPages<Entry>,
     /// Pieces (of up to `MAX_LEN` bytes) with more ids than their entry holds: their key →
     /// where their ids are in `spilled` (an entry may point there). In Chinese/Russian/German
     /// text with r50k one piece in nine is such (a run of Han characters is one piece and gives
@@ -520,8 +507,8 @@ pub struct Table {
 impl Table {
     fn new() -> Self {
         Table {
-            short: zeroed(1 << SHORT_LINE_BITS),
-            wide: zeroed(1 << WIDE_BITS),
+            short: ZeroedPages::new(1 << SHORT_LINE_BITS),
+            wide: ZeroedPages::new(1 << WIDE_BITS),
             big: FxHashMap::default(),
             spilled: Vec::new(),
             clear_big: false,

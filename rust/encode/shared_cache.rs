@@ -36,6 +36,7 @@
 //! and its line between cores; a long-running process that once met a large vocabulary keeps
 //! its 32 MB per encoder.
 
+use super::pages::ZeroedPages;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 
 /// Slots at most: 512 K × 64 B = 32 MB. Callers pass `2 * MAX_BITS` bits of hash.
@@ -65,7 +66,7 @@ struct Line<T>(T);
 
 pub struct SharedCache {
     /// The slots' words, from `base` on (the first 64-byte-aligned word).
-    words: Box<[AtomicU64]>,
+    words: ZeroedPages<AtomicU64>,
     base: usize,
     /// How many slots are in use: the first `1 << bits`.
     bits: Line<AtomicU32>,
@@ -75,15 +76,11 @@ pub struct SharedCache {
 
 impl Default for SharedCache {
     fn default() -> Self {
-        // Zeroed `u64`s at their natural alignment come from `calloc`, whose large blocks are
-        // fresh pages the OS zeroes on first touch: an untouched slot costs no memory. (A
-        // 64-byte-aligned zeroed allocation is written with zeros up front instead, all 32 MB
-        // of it.) One slot more than needed, to start the table on a cache line.
+        // Pages the OS zeroes on first touch (`pages.rs`): an untouched slot costs no memory.
+        // One slot more than needed, to start the table on a cache line wherever the
+        // allocation lands (on Linux it starts on one).
         let len = ((1 << MAX_BITS) + 1) * SLOT_WORDS;
-        let zeroed: Box<[u64]> = vec![0u64; len].into_boxed_slice();
-        // SAFETY: `AtomicU64` has the same size, alignment and bit validity as `u64`, so a
-        // boxed slice of one is a boxed slice of the other, freed with the same layout.
-        let words = unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [AtomicU64]) };
+        let words = ZeroedPages::new(len);
         let misalign = (words.as_ptr() as usize % 64) / 8;
         SharedCache {
             base: (SLOT_WORDS - misalign) % SLOT_WORDS,
