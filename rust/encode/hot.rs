@@ -377,10 +377,16 @@ impl Batch {
         }
     }
 
-    /// No room for another piece, or for another mark.
+    /// No room for another piece.
     #[inline(always)]
     pub fn is_full(&self) -> bool {
-        self.n == SPAN_BATCH || self.n_marks == SPAN_BATCH
+        self.n == SPAN_BATCH
+    }
+
+    /// No room for another mark.
+    #[inline(always)]
+    pub fn marks_full(&self) -> bool {
+        self.n_marks == SPAN_BATCH
     }
 
     #[inline(always)]
@@ -388,7 +394,8 @@ impl Batch {
         self.n == 0 && self.n_marks == 0
     }
 
-    /// A mark after the pieces added so far. The caller makes room first ([`Batch::is_full`]).
+    /// A mark after the pieces added so far. The caller makes room first
+    /// ([`Batch::marks_full`]).
     #[inline(always)]
     pub fn mark(&mut self) {
         debug_assert!(
