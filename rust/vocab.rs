@@ -7,7 +7,10 @@
 //! bytes, at a fraction of the cost.
 
 use crate::error::{Error, Result};
+use pair_table::{pair_key, PairTable};
 use rustc_hash::FxHashMap;
+
+mod pair_table;
 
 pub type Rank = u32;
 
@@ -17,11 +20,6 @@ pub const MAX_ID: Rank = (1 << 26) - 1;
 /// Stand-in ids for single bytes that the vocabulary lacks. They may be merged away; one that
 /// survives to the output is an error, since that byte has no token.
 const PSEUDO_BASE: Rank = u32::MAX - 256;
-
-#[inline(always)]
-fn pair_key(a: Rank, b: Rank) -> u64 {
-    ((a as u64) << 32) | b as u64
-}
 
 const ABSENT: u32 = u32::MAX;
 
@@ -73,7 +71,7 @@ pub struct Vocab {
     bytes: Vec<u8>,
     is_special: Vec<bool>,
     byte_ids: [Rank; 256],
-    pairs: FxHashMap<u64, Rank>,
+    pairs: PairTable,
     /// The pair table restricted to two single bytes, dense (256 KB, stays in L2): every piece
     /// starts as bytes, so most lookups of a merge hit this instead of the big hash map.
     byte_pairs: Box<[Rank]>,
@@ -173,12 +171,12 @@ impl Vocab {
             bytes,
             is_special,
             byte_ids,
-            pairs: FxHashMap::default(),
+            pairs: PairTable::new(FxHashMap::default()),
             byte_pairs: Box::default(),
             listed_merges: None,
             max_token_value: max_id,
         };
-        vocab.pairs = vocab.derive_pairs();
+        vocab.pairs = PairTable::new(vocab.derive_pairs());
         vocab.byte_pairs = vocab.derive_byte_pairs();
         Ok(vocab)
     }
@@ -203,7 +201,7 @@ impl Vocab {
             };
             pairs.entry(pair_key(x, y)).or_insert(m);
         }
-        vocab.pairs = pairs;
+        vocab.pairs = PairTable::new(pairs);
         vocab.byte_pairs = vocab.derive_byte_pairs();
         vocab.listed_merges = Some(merges.to_vec());
         Ok(vocab)
@@ -300,7 +298,7 @@ impl Vocab {
     #[inline(always)]
     pub fn rank(&self, piece: &[u8]) -> Option<Rank> {
         if piece.len() <= SHORT {
-            self.short.get(&pack(piece)).copied()
+            self.rank_packed(pack(piece))
         } else {
             self.encoder.get(piece).copied()
         }
@@ -314,10 +312,7 @@ impl Vocab {
     /// The token that merging `a` and `b` produces, or `Rank::MAX`.
     #[inline(always)]
     pub fn merge(&self, a: Rank, b: Rank) -> Rank {
-        self.pairs
-            .get(&pair_key(a, b))
-            .copied()
-            .unwrap_or(Rank::MAX)
+        self.pairs.get(a, b)
     }
 
     /// Turn an id left by merging into an output id, failing for a byte the vocabulary lacks.
@@ -473,11 +468,33 @@ mod tests {
             .map(|(i, t)| (t, i as Rank))
             .collect();
         let v = Vocab::new(ranks, vec![]).unwrap();
-        assert_eq!(v.pairs, naive_pairs(&v));
+        let pairs: FxHashMap<u64, Rank> = v.pairs.entries().into_iter().collect();
+        assert_eq!(pairs, naive_pairs(&v));
         // Splits into two long tokens, and into a long and a short one, are there.
         let a = |n: usize| v.rank(&vec![b'a'; n]).unwrap();
         assert_eq!(v.merge(a(65), a(66)), a(131));
         assert_eq!(v.merge(a(100), a(100)), a(200));
         assert_eq!(v.merge(a(66), a(64)), a(130));
+    }
+
+    #[test]
+    fn ids_too_big_for_the_packed_pair_table_are_still_found_and_merged() {
+        // Pairs of ids of 2^21 and up do not fit the packed pair table.
+        let big = 1 << 24;
+        let mut ranks: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
+        ranks.push((b"ab".to_vec(), big + 1));
+        ranks.push((b"abc".to_vec(), big + 3));
+        ranks.push((b"cd".to_vec(), 300));
+        ranks.push((b"abcdefghijklm".to_vec(), 301));
+        let v = Vocab::new(ranks, vec![]).unwrap();
+        assert_eq!(v.rank(b"ab"), Some(big + 1));
+        assert_eq!(v.rank(b"abc"), Some(big + 3));
+        assert_eq!(v.rank(b"cd"), Some(300));
+        assert_eq!(v.rank(b"abcdefghijklm"), Some(301));
+        assert_eq!(v.rank(b"abcd"), None);
+        assert_eq!(v.merge(v.byte_id(b'a'), v.byte_id(b'b')), big + 1);
+        assert_eq!(v.merge(big + 1, v.byte_id(b'c')), big + 3);
+        assert_eq!(v.merge(v.byte_id(b'c'), v.byte_id(b'd')), 300);
+        assert_eq!(v.merge(v.byte_id(b'b'), v.byte_id(b'c')), Rank::MAX);
     }
 }

@@ -6,7 +6,7 @@ mod cache;
 mod detailed;
 mod hot;
 mod merge;
-mod pages;
+pub(crate) mod pages;
 mod raw_bytes;
 pub mod recycled;
 mod runs;

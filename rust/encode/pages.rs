@@ -1,5 +1,6 @@
-//! Zeroed tables on huge pages: the piece cache's tables (`hot.rs`, `shared_cache.rs`) in
-//! memory the OS zeroes on first touch and may back with 2 MB pages.
+//! Zeroed tables on huge pages: the piece cache's tables (`hot.rs`, `shared_cache.rs`) and the
+//! vocabulary's pair table (`vocab/pair_table.rs`) in memory the OS zeroes on first touch and may
+//! back with 2 MB pages.
 //!
 //! Why: the tables are 4–32 MB read at random, one cache line per piece. With 4 KB pages each
 //! lookup is also a likely TLB miss, and a fresh process (the file job runs each file once)
@@ -29,6 +30,8 @@ pub unsafe trait Zeroable: Sized {}
 
 // SAFETY: an atomic integer of all zeros is the integer 0.
 unsafe impl Zeroable for std::sync::atomic::AtomicU64 {}
+// SAFETY: a plain integer.
+unsafe impl Zeroable for u64 {}
 
 /// Alignment (and huge-page size) of the mapping.
 #[cfg(target_os = "linux")]

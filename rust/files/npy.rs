@@ -74,7 +74,14 @@ pub struct NpyWriter {
     dtype: Dtype,
     len: u64,
     scratch: Vec<u8>,
+    /// Bytes of the file handed to the OS to write back so far ([`WRITE_BEHIND`]).
+    written_back: u64,
 }
+
+/// Every this many bytes, the data so far is handed to the OS to write to disk while the job
+/// goes on, so the final sync waits for the last stretch only: syncing 5 MB at the end took
+/// 4.5 ms on this machine's disk, a few percent of encoding a 10 MB file on two cores.
+const WRITE_BEHIND: u64 = 1 << 20;
 
 impl NpyWriter {
     pub fn create(target: &Path, dtype: Dtype) -> Result<Self> {
@@ -91,6 +98,7 @@ impl NpyWriter {
             dtype,
             len: 0,
             scratch: Vec::new(),
+            written_back: 0,
         })
     }
 
@@ -130,6 +138,13 @@ impl NpyWriter {
             self.scratch = Vec::new(); // a huge document does not pin its buffer
         }
         self.len += values.len() as u64;
+        let end = HEADER_LEN as u64 + self.len * width as u64;
+        if end - self.written_back >= 2 * WRITE_BEHIND {
+            // What the buffer holds is not in the file yet: start up to where the file ends.
+            let flushed = end - file.buffer().len() as u64;
+            start_write_back(file.get_ref(), self.written_back, flushed);
+            self.written_back = flushed;
+        }
         Ok(())
     }
 
@@ -160,6 +175,26 @@ impl Drop for NpyWriter {
         }
     }
 }
+
+/// Ask the OS to start writing bytes `from..to` of `file` to disk, without waiting. Only a
+/// hint: `finish` syncs the whole file whatever happens here, so a failure is ignored.
+#[cfg(target_os = "linux")]
+fn start_write_back(file: &File, from: u64, to: u64) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the descriptor is open for as long as `file` is borrowed; the call reads no
+    // memory of ours.
+    unsafe {
+        libc::sync_file_range(
+            file.as_raw_fd(),
+            from as libc::off64_t,
+            (to - from) as libc::off64_t,
+            libc::SYNC_FILE_RANGE_WRITE,
+        );
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_write_back(_file: &File, _from: u64, _to: u64) {}
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io {
@@ -194,5 +229,34 @@ mod tests {
         // Nothing published, nothing left over.
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_written_back_while_growing_holds_every_value() {
+        // Several write-back stretches, pushed in uneven pieces, then read back whole.
+        let dir = std::env::temp_dir().join(format!("subword-npy-wb-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("x.npy");
+        let values: Vec<u32> = (0..3_000_000u32)
+            .map(|k| k.wrapping_mul(2_654_435_761) >> 16)
+            .collect();
+        let mut w = NpyWriter::create(&target, Dtype::U16).unwrap();
+        for piece in values.chunks(12_345) {
+            w.push(piece).unwrap();
+        }
+        assert!(w.written_back >= 2 * WRITE_BEHIND, "{}", w.written_back);
+        w.finish().unwrap();
+        let bytes = std::fs::read(&target).unwrap();
+        assert_eq!(bytes.len(), HEADER_LEN + 2 * values.len());
+        assert_eq!(
+            &bytes[..HEADER_LEN],
+            &header(Dtype::U16, values.len() as u64)[..]
+        );
+        let read: Vec<u32> = bytes[HEADER_LEN..]
+            .chunks(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]) as u32)
+            .collect();
+        assert!(read == values);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
