@@ -1,7 +1,7 @@
 """Test setup: offline reference data, the tiktoken oracle, hypothesis profile.
 
 Environment variables read here:
-  CI=true                       fail (not skip) when reference data cannot be fetched; 10000
+  CI=true                       fail (not skip) when reference data cannot be fetched; 5000
                                 hypothesis examples instead of 300
   SUBWORD_TEST_CACHE            where reference rank files are kept (default <repo>/.cache/refdata)
   SUBWORD_HYPOTHESIS_EXAMPLES   override the number of hypothesis examples

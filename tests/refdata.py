@@ -181,7 +181,7 @@ def corpora_files() -> list[Path]:
 
 
 def hypothesis_examples(
-    local: int = 300, ci: int = 10_000, env: str = "SUBWORD_HYPOTHESIS_EXAMPLES"
+    local: int = 300, ci: int = 5_000, env: str = "SUBWORD_HYPOTHESIS_EXAMPLES"
 ) -> int:
     """max_examples for the property tests: $SUBWORD_HYPOTHESIS_EXAMPLES, else `ci` under CI=true,
     else `local`."""
