@@ -125,9 +125,9 @@ fn write_batch(
     batch: &crate::encode::FlatBatch,
 ) -> Result<()> {
     let writer = writer.as_mut().expect("open until finish");
-    for ids in batch.texts() {
-        writer.push_document(ids)?;
-        report.documents += 1;
+    for (ids, ends) in &batch.parts {
+        writer.push_documents(ids, ends)?;
+        report.documents += ends.len() as u64;
         report.tokens += ids.len() as u64;
     }
     Ok(())
