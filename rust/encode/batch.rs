@@ -36,9 +36,29 @@ fn texts_of<'a>(ids: &'a [Rank], ends: &'a [usize]) -> impl Iterator<Item = &'a 
     })
 }
 
-/// How many texts a run takes.
-fn run_len(items: usize, threads: usize) -> usize {
-    items.div_ceil(4 * threads).max(MIN_BATCH_SPLIT)
+/// Runs per thread: enough that the last run to finish leaves the other threads idle briefly.
+const RUNS_PER_THREAD: usize = 8;
+
+/// Where the runs of `items` end: about equal in bytes (`RUNS_PER_THREAD` per thread), each of
+/// at least `MIN_BATCH_SPLIT` texts but the last. Cut by bytes, not by count: lines of a file
+/// differ in length by orders of magnitude, and runs of equal count left one thread working
+/// alone at the end of every batch of a file job.
+fn run_ends<I: AsRef<str>>(items: &[I], threads: usize) -> Vec<usize> {
+    let total: usize = items.iter().map(|t| t.as_ref().len() + 1).sum();
+    let target = total.div_ceil(RUNS_PER_THREAD * threads).max(1);
+    let mut ends = Vec::new();
+    let (mut bytes, mut start) = (0, 0);
+    for (i, t) in items.iter().enumerate() {
+        bytes += t.as_ref().len() + 1;
+        if bytes >= target && i + 1 - start >= MIN_BATCH_SPLIT {
+            ends.push(i + 1);
+            (bytes, start) = (0, i + 1);
+        }
+    }
+    if start < items.len() || ends.is_empty() {
+        ends.push(items.len());
+    }
+    ends
 }
 
 /// `f(run, ids, ends)` for runs of the texts, on `num_threads` threads: `f` appends each text's
@@ -49,11 +69,13 @@ pub fn par_map_runs<I: Sync + AsRef<str>>(
     f: impl Fn(&[I], &mut Vec<Rank>, &mut Vec<usize>) -> Result<()> + Sync + Send,
 ) -> Result<FlatBatch> {
     let threads = crate::pool::resolve(num_threads)?;
-    let run = run_len(items.len(), threads);
+    let ends = run_ends(items, threads);
     let parts = crate::pool::install(threads, || {
-        items
-            .par_chunks(run)
-            .map(|chunk| {
+        (0..ends.len())
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|k| {
+                let chunk = &items[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
                 let bytes: usize = chunk.iter().map(|t| t.as_ref().len()).sum();
                 // About as many as English takes; grows if a run needs more.
                 let mut ids = Vec::with_capacity(bytes / 3 + 16);
@@ -65,4 +87,46 @@ pub fn par_map_runs<I: Sync + AsRef<str>>(
             .collect::<Result<Vec<_>>>()
     })??;
     Ok(FlatBatch { parts })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_cover_every_text_in_order_and_balance_bytes() {
+        // One long text among many short ones, and batches smaller than a run.
+        let mut texts: Vec<String> = (0..5000).map(|k| "x".repeat(30 * (k % 7))).collect();
+        texts[100] = "y".repeat(200_000);
+        for (items, threads) in [
+            (&texts[..], 2),
+            (&texts[..10], 2),
+            (&texts[..0], 1),
+            (&texts[..], 1),
+        ] {
+            let ends = run_ends(items, threads);
+            assert_eq!(ends.last().copied(), Some(items.len()));
+            assert!(ends.windows(2).all(|w| w[0] < w[1]));
+            let starts = std::iter::once(0).chain(ends.iter().copied());
+            for (k, (s, e)) in starts.zip(ends.iter().copied()).enumerate() {
+                assert!(e - s >= MIN_BATCH_SPLIT.min(items.len()) || k + 1 == ends.len());
+            }
+        }
+        // The long text ends its run: the runs after it are cut by bytes again.
+        let ends = run_ends(&texts, 2);
+        assert!(ends.len() > 8, "{ends:?}");
+        let ids = par_map_runs(&texts, 2, |run, ids, ends| {
+            for t in run {
+                ids.push(t.len() as Rank);
+                ends.push(ids.len());
+            }
+            Ok(())
+        })
+        .unwrap();
+        let lens: Vec<Rank> = ids.texts().flatten().copied().collect();
+        assert_eq!(
+            lens,
+            texts.iter().map(|t| t.len() as Rank).collect::<Vec<_>>()
+        );
+    }
 }
