@@ -41,6 +41,12 @@ impl Docs {
         self.ends.len()
     }
 
+    /// Empty, keeping the memory (for the next batch).
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
+
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
@@ -87,7 +93,22 @@ impl<'a> Splitter<'a> {
     /// The next documents, about `batch_bytes` of text (at least one document unless the input
     /// is exhausted); empty at the end.
     pub fn next_batch(&mut self, reader: &mut dyn BufRead, batch_bytes: usize) -> Result<Docs> {
-        let mut docs = Docs::default();
+        self.next_batch_into(reader, batch_bytes, Docs::default())
+    }
+
+    /// [`Self::next_batch`] into `docs` (emptied first), whose memory a caller recycles from
+    /// batch to batch: the room for a batch is reserved up front, so the text is not copied
+    /// as it grows, and recycled memory costs no page faults. (New memory is dear on a VM: about
+    /// 1 ms per MB first touched, measured on this machine; without recycling, the reader thread
+    /// spent a third of its time on it.)
+    pub fn next_batch_into(
+        &mut self,
+        reader: &mut dyn BufRead,
+        batch_bytes: usize,
+        mut docs: Docs,
+    ) -> Result<Docs> {
+        docs.clear();
+        docs.text.reserve(batch_bytes.saturating_add(1 << 16));
         while docs.text.len() + docs.ends.len() < batch_bytes && !self.done {
             if let Format::Lines = self.format {
                 let room = batch_bytes - (docs.text.len() + docs.ends.len());

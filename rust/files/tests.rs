@@ -175,3 +175,70 @@ fn a_bad_line_is_named_or_replaced() {
         assert_eq!(docs.strs(), ["ok", "fine", "bad \u{fffd} here", "last"]);
     }
 }
+
+/// The values of a `.npy` file this module wrote (128-byte header, little-endian `width` bytes).
+fn npy_values(path: &Path, width: usize) -> Vec<u64> {
+    let bytes = std::fs::read(path).unwrap();
+    bytes[128..]
+        .chunks(width)
+        .map(|c| c.iter().rev().fold(0u64, |v, &b| (v << 8) | b as u64))
+        .collect()
+}
+
+#[test]
+fn a_job_of_many_recycled_batches_writes_every_document_in_order() {
+    // Batches of a few dozen bytes, so the reader fills recycled batches many times over
+    // (lines longer than a batch among them); a toy encoder: a line's ids are its bytes.
+    let dir = std::env::temp_dir().join(format!("subword-files-job-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let lines: Vec<String> = (0..3000)
+        .map(|k| "abcdefghij".repeat(k % 13) + &k.to_string())
+        .collect();
+    let input = dir.join("in.txt");
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let opts = super::Options {
+        format: Format::Lines,
+        lossy: false,
+        dtype: super::Dtype::U16,
+        shard_tokens: 10_000,
+        eot: Some(1),
+        num_threads: 2,
+        show_progress: false,
+        batch_bytes: 40,
+        overwrite: false,
+        tokenizer: super::TokenizerInfo {
+            name: "bytes".into(),
+            kind: "test".into(),
+            n_vocab: 256,
+            sha256: None,
+        },
+    };
+    let out = dir.join("out");
+    let encode = |run: &[&str], eot: Option<u32>, ids: &mut Vec<u32>, ends: &mut Vec<usize>| {
+        for doc in run {
+            ids.extend(doc.bytes().map(u32::from));
+            ids.extend(eot);
+            ends.push(ids.len());
+        }
+        Ok(())
+    };
+    let report = super::encode_files(&[input], &out, &opts, &encode).unwrap();
+    let want: Vec<u64> = lines
+        .iter()
+        .flat_map(|l| l.bytes().map(u64::from).chain([1]))
+        .collect();
+    let got: Vec<u64> = report
+        .shards
+        .iter()
+        .flat_map(|s| npy_values(&out.join(&s.file), 2))
+        .collect();
+    assert!(got == want, "the stream differs");
+    let mut offsets = vec![0u64];
+    for l in &lines {
+        offsets.push(offsets.last().unwrap() + l.len() as u64 + 1);
+    }
+    assert_eq!(npy_values(&out.join(super::shards::INDEX_FILE), 8), offsets);
+    assert_eq!(report.documents, lines.len() as u64);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
