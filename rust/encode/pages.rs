@@ -15,8 +15,9 @@
 //!
 //! Downside: a huge page is zeroed whole when first touched, so a job that touches a few
 //! entries holds (and pays to zero) 2 MB per page it touched instead of 4 KB; the tables are
-//! small enough that a job of any size fills them soon anyway. Elsewhere than Linux the memory
-//! comes from the allocator, zeroed, with no advice.
+//! small enough that a job of any size fills them soon anyway; and a table under [`HUGE_FROM`]
+//! comes from the allocator instead, so a small vocabulary does not hold 2 MB for a few KB.
+//! Elsewhere than Linux the memory always comes from the allocator, zeroed, with no advice.
 
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
@@ -37,13 +38,17 @@ unsafe impl Zeroable for u64 {}
 #[cfg(target_os = "linux")]
 const HUGE: usize = 2 << 20;
 
-/// `len` zeroed `T`s in a mapping of their own.
+/// Tables of fewer bytes come from the allocator: a huge page would hold (and zero) 2 MB.
+pub const HUGE_FROM: usize = 1 << 20;
+
+/// `len` zeroed `T`s, in a mapping of their own when they fill at least [`HUGE_FROM`] bytes.
 pub struct ZeroedPages<T: Zeroable> {
     ptr: NonNull<T>,
     len: usize,
-    /// What to unmap: the whole mapping, of which `ptr` is the first 2 MB boundary.
+    /// What to unmap: the whole mapping, of which `ptr` is the first 2 MB boundary; `None` when
+    /// the memory came from the allocator.
     #[cfg(target_os = "linux")]
-    map: (*mut libc::c_void, usize),
+    map: Option<(*mut libc::c_void, usize)>,
 }
 
 // SAFETY: a `ZeroedPages<T>` owns its `T`s as a `Box<[T]>` would.
@@ -53,10 +58,38 @@ unsafe impl<T: Zeroable + Sync> Sync for ZeroedPages<T> {}
 
 impl<T: Zeroable> ZeroedPages<T> {
     /// `len` (> 0) zeroed `T`s.
-    #[cfg(target_os = "linux")]
     pub fn new(len: usize) -> Self {
         let layout = std::alloc::Layout::array::<T>(len).expect("a table layout");
-        assert!(layout.size() > 0 && layout.align() <= HUGE);
+        assert!(layout.size() > 0);
+        #[cfg(target_os = "linux")]
+        if layout.size() >= HUGE_FROM {
+            return Self::mapped(len, layout);
+        }
+        // SAFETY: the layout is non-zero-sized; the result is checked.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+        let Some(ptr) = NonNull::new(ptr) else {
+            std::alloc::handle_alloc_error(layout);
+        };
+        ZeroedPages {
+            ptr,
+            len,
+            #[cfg(target_os = "linux")]
+            map: None,
+        }
+    }
+
+    /// Whether the memory is a mapping of its own (which may be backed by huge pages).
+    #[cfg(test)]
+    pub fn is_mapped(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.map.is_some();
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
+    #[cfg(target_os = "linux")]
+    fn mapped(len: usize, layout: std::alloc::Layout) -> Self {
+        assert!(layout.align() <= HUGE);
         // Room to start on a 2 MB boundary wherever the mapping lands.
         let size = layout.size() + HUGE;
         // SAFETY: an anonymous private mapping with no address hint touches no existing
@@ -88,33 +121,20 @@ impl<T: Zeroable> ZeroedPages<T> {
         ZeroedPages {
             ptr: NonNull::new(start as *mut T).expect("a mapping is not at address 0"),
             len,
-            map: (map, size),
+            map: Some((map, size)),
         }
-    }
-
-    /// `len` (> 0) zeroed `T`s.
-    #[cfg(not(target_os = "linux"))]
-    pub fn new(len: usize) -> Self {
-        let layout = std::alloc::Layout::array::<T>(len).expect("a table layout");
-        assert!(layout.size() > 0);
-        // SAFETY: the layout is non-zero-sized; the result is checked.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
-        let Some(ptr) = NonNull::new(ptr) else {
-            std::alloc::handle_alloc_error(layout);
-        };
-        ZeroedPages { ptr, len }
     }
 }
 
 impl<T: Zeroable> Drop for ZeroedPages<T> {
     fn drop(&mut self) {
         #[cfg(target_os = "linux")]
-        // SAFETY: `map` is the mapping `new` made, unmapped once, here; `T` needs no drop
-        // (it is plain integers).
-        unsafe {
-            libc::munmap(self.map.0, self.map.1);
+        if let Some((map, size)) = self.map {
+            // SAFETY: the mapping `new` made, unmapped once, here; `T` needs no drop (it is
+            // plain integers).
+            unsafe { libc::munmap(map, size) };
+            return;
         }
-        #[cfg(not(target_os = "linux"))]
         // SAFETY: allocated in `new` with this layout.
         unsafe {
             let layout = std::alloc::Layout::array::<T>(self.len).expect("a table layout");
@@ -148,7 +168,7 @@ mod tests {
 
     #[test]
     fn pages_start_zeroed_hold_writes_and_are_aligned() {
-        for len in [1, 1000, 3 << 18] {
+        for len in [1, 1000, HUGE_FROM / 8 - 1, HUGE_FROM / 8, 3 << 18] {
             let mut p = ZeroedPages::<AtomicU64>::new(len);
             assert_eq!(p.len(), len);
             assert!(p.iter().all(|w| w.load(Ordering::Relaxed) == 0));
@@ -160,7 +180,12 @@ mod tests {
                 .enumerate()
                 .all(|(k, w)| w.load(Ordering::Relaxed) == k as u64));
             #[cfg(target_os = "linux")]
-            assert_eq!(p.as_ptr() as usize % HUGE, 0);
+            {
+                assert_eq!(p.is_mapped(), len * 8 >= HUGE_FROM);
+                if p.is_mapped() {
+                    assert_eq!(p.as_ptr() as usize % HUGE, 0);
+                }
+            }
         }
     }
 }

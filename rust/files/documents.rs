@@ -41,6 +41,11 @@ impl Docs {
         self.ends.len()
     }
 
+    /// Room for `text_bytes` more bytes of text without moving it.
+    pub fn reserve(&mut self, text_bytes: usize) {
+        self.text.reserve(text_bytes);
+    }
+
     /// Empty, keeping the memory (for the next batch).
     pub fn clear(&mut self) {
         self.text.clear();
@@ -96,11 +101,8 @@ impl<'a> Splitter<'a> {
         self.next_batch_into(reader, batch_bytes, Docs::default())
     }
 
-    /// [`Self::next_batch`] into `docs` (emptied first), whose memory a caller recycles from
-    /// batch to batch: the room for a batch is reserved up front, so the text is not copied
-    /// as it grows, and recycled memory costs no page faults. (New memory is dear on a VM: about
-    /// 1 ms per MB first touched, measured on this machine; without recycling, the reader thread
-    /// spent a third of its time on it.)
+    /// [`Self::next_batch`] into `docs` (emptied first, its memory kept), so that a caller can
+    /// recycle batches.
     pub fn next_batch_into(
         &mut self,
         reader: &mut dyn BufRead,
@@ -108,7 +110,6 @@ impl<'a> Splitter<'a> {
         mut docs: Docs,
     ) -> Result<Docs> {
         docs.clear();
-        docs.text.reserve(batch_bytes.saturating_add(1 << 16));
         while docs.text.len() + docs.ends.len() < batch_bytes && !self.done {
             if let Format::Lines = self.format {
                 let room = batch_bytes - (docs.text.len() + docs.ends.len());

@@ -30,9 +30,6 @@ use rustc_hash::FxHashMap;
 const ID_BITS: u32 = 21;
 const ID_MASK: u64 = (1 << ID_BITS) - 1;
 const KEY_MASK: u64 = (1 << (2 * ID_BITS)) - 1;
-/// Below this many bytes the slots come from the allocator: a huge page would hold (and zero)
-/// 2 MB for a small vocabulary.
-const HUGE_FROM: usize = 1 << 20;
 
 pub enum PairTable {
     Packed(Packed),
@@ -40,26 +37,11 @@ pub enum PairTable {
 }
 
 pub struct Packed {
-    slots: Slots,
+    slots: ZeroedPages<u64>,
     /// `slots.len() - 1`; the length is a power of two.
     mask: usize,
     /// `64 - log2(slots.len())`: the hash's top bits pick the first slot.
     shift: u32,
-}
-
-enum Slots {
-    Small(Box<[u64]>),
-    Huge(ZeroedPages<u64>),
-}
-
-impl Slots {
-    #[inline(always)]
-    fn as_slice(&self) -> &[u64] {
-        match self {
-            Slots::Small(s) => s,
-            Slots::Huge(s) => s,
-        }
-    }
 }
 
 /// The key `(a, b)` of a pair as the map form uses it.
@@ -85,16 +67,9 @@ impl PairTable {
             return PairTable::Map(pairs);
         }
         let n = (2 * pairs.len()).next_power_of_two().max(64);
-        let mut slots = if n * 8 >= HUGE_FROM {
-            Slots::Huge(ZeroedPages::new(n))
-        } else {
-            Slots::Small(vec![0; n].into_boxed_slice())
-        };
+        let mut slots = ZeroedPages::new(n);
         let shift = 64 - n.trailing_zeros();
-        let table: &mut [u64] = match &mut slots {
-            Slots::Small(s) => s,
-            Slots::Huge(s) => s,
-        };
+        let table: &mut [u64] = &mut slots;
         for (&k, &m) in &pairs {
             let key = (k >> 32) | (k & 0xFFFF_FFFF) << ID_BITS;
             let mut i = first_slot(key, shift);
@@ -125,7 +100,6 @@ impl PairTable {
         match self {
             PairTable::Packed(p) => p
                 .slots
-                .as_slice()
                 .iter()
                 .filter(|&&e| e != 0)
                 .map(|&e| {
@@ -145,7 +119,7 @@ impl Packed {
             return Rank::MAX;
         }
         let key = a as u64 | (b as u64) << ID_BITS;
-        let slots = self.slots.as_slice();
+        let slots = &*self.slots;
         let mut i = first_slot(key, self.shift);
         loop {
             let e = slots[i];
@@ -226,7 +200,7 @@ mod tests {
         let PairTable::Packed(p) = &t else {
             panic!("ids fit")
         };
-        assert!(matches!(p.slots, Slots::Huge(_)));
+        assert!(p.slots.is_mapped());
         assert!((0..100_000).all(|k| t.get(k, k + 1) == 300_000 + k));
         assert!((0..100_000).all(|k| t.get(k + 1, k) == Rank::MAX));
     }
