@@ -24,21 +24,25 @@ pub enum Format {
     Parquet(String),
 }
 
-/// Documents end to end in one string: one allocation per batch, not one per document.
+/// A batch of documents: spans of one string, so a batch is one allocation, not one per
+/// document. Lines are read straight into the string and cut where they lie (the line endings
+/// stay between the spans); other formats append each document.
 #[derive(Default, Debug)]
 pub struct Docs {
     text: String,
-    ends: Vec<usize>,
+    /// Each document's byte range in `text`, in order.
+    spans: Vec<(usize, usize)>,
 }
 
 impl Docs {
     pub fn push(&mut self, doc: &str) {
+        let start = self.text.len();
         self.text.push_str(doc);
-        self.ends.push(self.text.len());
+        self.spans.push((start, self.text.len()));
     }
 
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.spans.len()
     }
 
     /// Room for `text_bytes` more bytes of text without moving it.
@@ -49,20 +53,16 @@ impl Docs {
     /// Empty, keeping the memory (for the next batch).
     pub fn clear(&mut self) {
         self.text.clear();
-        self.ends.clear();
+        self.spans.clear();
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.spans.is_empty()
     }
 
     /// Each document, in order.
     pub fn strs(&self) -> Vec<&str> {
-        let mut start = 0;
-        self.ends
-            .iter()
-            .map(|&end| &self.text[std::mem::replace(&mut start, end)..end])
-            .collect()
+        self.spans.iter().map(|&(s, e)| &self.text[s..e]).collect()
     }
 }
 
@@ -110,11 +110,13 @@ impl<'a> Splitter<'a> {
         mut docs: Docs,
     ) -> Result<Docs> {
         docs.clear();
-        while docs.text.len() + docs.ends.len() < batch_bytes && !self.done {
-            if let Format::Lines = self.format {
-                let room = batch_bytes - (docs.text.len() + docs.ends.len());
-                self.next_lines(reader, room, &mut docs)?;
-            } else if !self.next_doc(reader, &mut docs)? {
+        if let Format::Lines = self.format {
+            self.next_lines(reader, batch_bytes, &mut docs)?;
+            return Ok(docs);
+        }
+        // Each document costs a byte besides its text, so that a batch of empty ones ends.
+        while docs.text.len() + docs.spans.len() < batch_bytes && !self.done {
+            if !self.next_doc(reader, &mut docs)? {
                 self.done = true;
             }
         }
@@ -124,11 +126,7 @@ impl<'a> Splitter<'a> {
     /// Append the next document to `docs`; false at the end of the input.
     fn next_doc(&mut self, reader: &mut dyn BufRead, docs: &mut Docs) -> Result<bool> {
         match self.format {
-            // (`next_batch` takes many lines at a time.)
-            Format::Lines => {
-                self.next_lines(reader, 1, docs)?;
-                return Ok(!self.done);
-            }
+            Format::Lines => unreachable!("`next_batch_into` reads lines a block at a time"),
             Format::Separated(sep) => {
                 let Some((start, end)) = self.next_separated(reader, sep.as_bytes())? else {
                     return Ok(false);
@@ -162,65 +160,101 @@ impl<'a> Splitter<'a> {
         }
     }
 
-    /// The complete lines of the reader's buffered bytes, up to about `room` bytes of them (at
-    /// least one line), onto `docs`. A line that straddles two reads is gathered in `self.line`.
+    /// About `batch_bytes` of whole lines, read straight into `docs` and cut where they lie (at
+    /// least one line, unless the input is exhausted). The part of a line that the block cuts off
+    /// waits in `self.line` for the next block.
     ///
-    /// Why not line by line: a buffered chunk's complete lines are checked as UTF-8 in one call
-    /// (a line break is ASCII, so the chunk is valid exactly when each of its lines is) and cut
-    /// with one `memchr` pass, so that short lines (a dictionary's) cost a copy each and no call
-    /// into the reader. A chunk that is not valid goes line by line, which names the bad line.
-    fn next_lines(&mut self, reader: &mut dyn BufRead, room: usize, docs: &mut Docs) -> Result<()> {
-        let chunk = reader.fill_buf().map_err(|e| self.io(e))?;
-        if chunk.is_empty() {
-            self.done = true;
-            if !self.line.is_empty() {
-                // A last line without a line break.
-                self.seen += 1;
-                let line = std::mem::take(&mut self.line);
-                self.push_line(&line, docs)?;
-            }
+    /// Why in place: the bytes are copied once, from the OS into the batch, and a line costs a
+    /// `memchr` hit and a span; appending line by line from a buffered reader copied every byte
+    /// twice and cost a call per line, a third of the reader thread's time, which at two threads
+    /// comes out of the encoders'. The block is checked as UTF-8 in one call: a line break is
+    /// ASCII, so the block is valid exactly when each of its lines is. A block that is not valid
+    /// goes line by line, which names the bad line (or replaces its bytes).
+    fn next_lines(
+        &mut self,
+        reader: &mut dyn BufRead,
+        batch_bytes: usize,
+        docs: &mut Docs,
+    ) -> Result<()> {
+        if self.done {
             return Ok(());
         }
-        // The chunk's lines end at its last line break within `room`, or at its first one past.
-        let within = &chunk[..room.min(chunk.len())];
-        let Some(last) = memchr::memrchr(b'\n', within)
-            .or_else(|| memchr::memchr(b'\n', &chunk[within.len()..]).map(|at| within.len() + at))
-        else {
-            // No line ends here: all of it continues the current line.
-            self.line.extend_from_slice(chunk);
-            let n = chunk.len();
-            reader.consume(n);
+        let mut block = std::mem::take(&mut docs.text).into_bytes();
+        block.extend_from_slice(&self.line);
+        self.line.clear();
+        // Read until the block holds a line break past the carried part, or the input ends.
+        let mut searched = block.len();
+        let mut target = block.len() + batch_bytes.max(1);
+        let last = loop {
+            let eof = self.fill(reader, &mut block, target)?;
+            if let Some(at) = memchr::memrchr(b'\n', &block[searched..]) {
+                break Some(searched + at);
+            }
+            if eof {
+                break None;
+            }
+            searched = block.len();
+            target = block.len() + batch_bytes.max(1);
+        };
+        let Some(last) = last else {
+            // The input is done; what is left is a last line without a line break.
+            self.done = true;
+            if !block.is_empty() {
+                self.seen += 1;
+                self.push_line(&block, docs)?;
+            }
             return Ok(());
         };
-        let lines = &chunk[..=last];
-        // The first line continues what earlier reads left.
-        let first = memchr::memchr(b'\n', lines).expect("the chunk ends in a line break");
-        self.line.extend_from_slice(&lines[..first]);
-        self.seen += 1;
-        let line = std::mem::take(&mut self.line);
-        self.push_line(&line, docs)?;
-        self.line = line;
-        self.line.clear();
-        let rest = &lines[first + 1..];
-        match std::str::from_utf8(rest) {
+        self.line.extend_from_slice(&block[last + 1..]);
+        block.truncate(last + 1);
+        match String::from_utf8(block) {
             Ok(text) => {
                 let mut start = 0;
-                for end in memchr::memchr_iter(b'\n', rest) {
-                    let line = &text[start..end];
-                    docs.push(line.strip_suffix('\r').unwrap_or(line));
-                    self.seen += 1;
+                for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+                    let stop = if end > start && text.as_bytes()[end - 1] == b'\r' {
+                        end - 1
+                    } else {
+                        end
+                    };
+                    docs.spans.push((start, stop));
                     start = end + 1;
                 }
+                self.seen += docs.spans.len() as u64;
+                docs.text = text;
             }
-            Err(_) => {
-                for line in rest[..rest.len() - 1].split(|&b| b == b'\n') {
+            Err(e) => {
+                let block = e.into_bytes();
+                for line in block[..block.len() - 1].split(|&b| b == b'\n') {
                     self.seen += 1;
                     self.push_line(line, docs)?;
                 }
             }
         }
-        reader.consume(last + 1);
         Ok(())
+    }
+
+    /// Read into `block` until it holds `target` bytes; true when the input ended first. The
+    /// block's memory is kept from batch to batch, so the zeroing that `resize` does touches
+    /// memory already mapped.
+    fn fill(&self, reader: &mut dyn BufRead, block: &mut Vec<u8>, target: usize) -> Result<bool> {
+        let mut filled = block.len();
+        block.resize(target, 0);
+        let eof = loop {
+            if filled == target {
+                break false;
+            }
+            match reader.read(&mut block[filled..]) {
+                Ok(0) => break true,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    block.truncate(filled);
+                    return Err(self.io(e));
+                }
+            }
+        };
+        block.truncate(filled);
+        Ok(eof)
     }
 
     /// A line without its `\n` onto `docs`, its `\r` (of a `\r\n` ending) dropped.

@@ -89,6 +89,10 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The raw file's buffer: big enough for few calls into the OS, small enough that the
+/// splitter's block reads bypass it.
+const RAW_BUFFER: usize = 64 << 10;
+
 const GZIP: &[u8] = &[0x1f, 0x8b];
 const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 
@@ -107,8 +111,10 @@ impl Input {
         }
         let done: RawHandle = Default::default();
         let mut raw = Finishing {
+            // Small: a plain input's lines are read in blocks larger than this, which a
+            // `BufReader` hands straight to the file, so the bytes are copied once.
             inner: BufReader::with_capacity(
-                1 << 20,
+                RAW_BUFFER,
                 Hashing {
                     file,
                     hash: Sha256::new(),

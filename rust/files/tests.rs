@@ -164,15 +164,31 @@ fn lines_straddling_reads_and_batches_are_cut_as_split_does() {
 #[test]
 fn a_bad_line_is_named_or_replaced() {
     let text = b"ok\nfine\nbad \xff here\nlast\n";
+    // Batches of one line, of a few bytes, and of everything: the bad line may come in a block
+    // of its own or among good ones, and its number must not depend on that.
     for capacity in [1, 4, 64] {
-        let mut reader = BufReader::with_capacity(capacity, &text[..]);
-        let mut s = Splitter::new(Path::new("t.txt"), &Format::Lines, false);
-        let err = s.next_batch(&mut reader, 1 << 20).unwrap_err().to_string();
-        assert!(err.contains("t.txt: line 3 is not UTF-8"), "{err}");
-        let mut reader = BufReader::with_capacity(capacity, &text[..]);
-        let mut s = Splitter::new(Path::new("t.txt"), &Format::Lines, true);
-        let docs = s.next_batch(&mut reader, 1 << 20).unwrap();
-        assert_eq!(docs.strs(), ["ok", "fine", "bad \u{fffd} here", "last"]);
+        for batch in [1, 3, 1 << 20] {
+            let mut reader = BufReader::with_capacity(capacity, &text[..]);
+            let mut s = Splitter::new(Path::new("t.txt"), &Format::Lines, false);
+            let err = loop {
+                match s.next_batch(&mut reader, batch) {
+                    Ok(docs) => assert!(!docs.is_empty(), "the error comes before the end"),
+                    Err(e) => break e.to_string(),
+                }
+            };
+            assert!(err.contains("t.txt: line 3 is not UTF-8"), "{err}");
+            let mut reader = BufReader::with_capacity(capacity, &text[..]);
+            let mut s = Splitter::new(Path::new("t.txt"), &Format::Lines, true);
+            let mut got = Vec::new();
+            loop {
+                let docs = s.next_batch(&mut reader, batch).unwrap();
+                if docs.is_empty() {
+                    break;
+                }
+                got.extend(docs.strs().into_iter().map(str::to_owned));
+            }
+            assert_eq!(got, ["ok", "fine", "bad \u{fffd} here", "last"]);
+        }
     }
 }
 
