@@ -25,20 +25,26 @@ pub enum Format {
 }
 
 /// A batch of documents: spans of one string, so a batch is one allocation, not one per
-/// document. Lines are read straight into the string and cut where they lie (the line endings
-/// stay between the spans); other formats append each document.
+/// document. Lines and jsonl records are read straight into the string in blocks and cut where
+/// they lie (a record's text is a span inside its line when it has no escapes); other documents,
+/// and record texts that had escapes, are appended to a second string.
 #[derive(Default, Debug)]
 pub struct Docs {
     text: String,
-    /// Each document's byte range in `text`, in order.
+    appended: String,
+    /// Each document's byte range, in order: in `appended` when the start has [`APPENDED`] set,
+    /// else in `text`.
     spans: Vec<(usize, usize)>,
 }
 
+/// The tag of a span in [`Docs::appended`].
+const APPENDED: usize = 1 << (usize::BITS - 1);
+
 impl Docs {
     pub fn push(&mut self, doc: &str) {
-        let start = self.text.len();
-        self.text.push_str(doc);
-        self.spans.push((start, self.text.len()));
+        let start = self.appended.len();
+        self.appended.push_str(doc);
+        self.spans.push((start | APPENDED, self.appended.len()));
     }
 
     pub fn len(&self) -> usize {
@@ -53,6 +59,7 @@ impl Docs {
     /// Empty, keeping the memory (for the next batch).
     pub fn clear(&mut self) {
         self.text.clear();
+        self.appended.clear();
         self.spans.clear();
     }
 
@@ -62,7 +69,18 @@ impl Docs {
 
     /// Each document, in order.
     pub fn strs(&self) -> Vec<&str> {
-        self.spans.iter().map(|&(s, e)| &self.text[s..e]).collect()
+        self.spans
+            .iter()
+            .map(|&(s, e)| match s & APPENDED {
+                0 => &self.text[s..e],
+                _ => &self.appended[s & !APPENDED..e],
+            })
+            .collect()
+    }
+
+    /// Text read in so far, for the batch's size.
+    fn bytes(&self) -> usize {
+        self.text.len() + self.appended.len()
     }
 }
 
@@ -110,12 +128,15 @@ impl<'a> Splitter<'a> {
         mut docs: Docs,
     ) -> Result<Docs> {
         docs.clear();
-        if let Format::Lines = self.format {
-            self.next_lines(reader, batch_bytes, &mut docs)?;
+        if let Format::Lines | Format::Jsonl(_) = self.format {
+            // A block of blank jsonl lines holds no record: read on.
+            while docs.is_empty() && !self.done {
+                self.next_block(reader, batch_bytes, &mut docs)?;
+            }
             return Ok(docs);
         }
         // Each document costs a byte besides its text, so that a batch of empty ones ends.
-        while docs.text.len() + docs.spans.len() < batch_bytes && !self.done {
+        while docs.bytes() + docs.spans.len() < batch_bytes && !self.done {
             if !self.next_doc(reader, &mut docs)? {
                 self.done = true;
             }
@@ -126,7 +147,9 @@ impl<'a> Splitter<'a> {
     /// Append the next document to `docs`; false at the end of the input.
     fn next_doc(&mut self, reader: &mut dyn BufRead, docs: &mut Docs) -> Result<bool> {
         match self.format {
-            Format::Lines => unreachable!("`next_batch_into` reads lines a block at a time"),
+            Format::Lines | Format::Jsonl(_) => {
+                unreachable!("`next_batch_into` reads lines a block at a time")
+            }
             Format::Separated(sep) => {
                 let Some((start, end)) = self.next_separated(reader, sep.as_bytes())? else {
                     return Ok(false);
@@ -138,17 +161,6 @@ impl<'a> Splitter<'a> {
                     "parquet documents are handed over by the caller, not read here",
                 ))
             }
-            Format::Jsonl(field) => loop {
-                if !self.next_line(reader)? {
-                    return Ok(false);
-                }
-                if self.line.iter().all(u8::is_ascii_whitespace) {
-                    continue; // a blank line holds no record
-                }
-                let text = self.field(&self.line, field)?;
-                docs.push(&text);
-                break;
-            },
         }
         Ok(true)
     }
@@ -160,9 +172,9 @@ impl<'a> Splitter<'a> {
         }
     }
 
-    /// About `batch_bytes` of whole lines, read straight into `docs` and cut where they lie (at
-    /// least one line, unless the input is exhausted). The part of a line that the block cuts off
-    /// waits in `self.line` for the next block.
+    /// About `batch_bytes` of whole lines read straight into `docs` in one block, and cut into
+    /// documents where they lie: each line (lines format) or each line's record text (jsonl).
+    /// The part of a line that the block cuts off waits in `self.line` for the next block.
     ///
     /// Why in place: the bytes are copied once, from the OS into the batch, and a line costs a
     /// `memchr` hit and a span; appending line by line from a buffered reader copied every byte
@@ -170,23 +182,20 @@ impl<'a> Splitter<'a> {
     /// comes out of the encoders'. The block is checked as UTF-8 in one call: a line break is
     /// ASCII, so the block is valid exactly when each of its lines is. A block that is not valid
     /// goes line by line, which names the bad line (or replaces its bytes).
-    fn next_lines(
+    fn next_block(
         &mut self,
         reader: &mut dyn BufRead,
         batch_bytes: usize,
         docs: &mut Docs,
     ) -> Result<()> {
-        if self.done {
-            return Ok(());
-        }
         let mut block = std::mem::take(&mut docs.text).into_bytes();
+        block.clear();
         block.extend_from_slice(&self.line);
         self.line.clear();
         // Read until the block holds a line break past the carried part, or the input ends.
         let mut searched = block.len();
-        let mut target = block.len() + batch_bytes.max(1);
         let last = loop {
-            let eof = self.fill(reader, &mut block, target)?;
+            let eof = self.fill(reader, &mut block, batch_bytes.max(1))?;
             if let Some(at) = memchr::memrchr(b'\n', &block[searched..]) {
                 break Some(searched + at);
             }
@@ -194,50 +203,88 @@ impl<'a> Splitter<'a> {
                 break None;
             }
             searched = block.len();
-            target = block.len() + batch_bytes.max(1);
         };
-        let Some(last) = last else {
-            // The input is done; what is left is a last line without a line break.
-            self.done = true;
-            if !block.is_empty() {
-                self.seen += 1;
-                self.push_line(&block, docs)?;
+        match last {
+            Some(last) => {
+                self.line.extend_from_slice(&block[last + 1..]);
+                block.truncate(last + 1);
             }
-            return Ok(());
-        };
-        self.line.extend_from_slice(&block[last + 1..]);
-        block.truncate(last + 1);
+            // The input is done; what is left is a last line without a line break.
+            None => self.done = true,
+        }
         match String::from_utf8(block) {
             Ok(text) => {
-                let mut start = 0;
-                for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
-                    let stop = if end > start && text.as_bytes()[end - 1] == b'\r' {
-                        end - 1
-                    } else {
-                        end
-                    };
-                    docs.spans.push((start, stop));
-                    start = end + 1;
-                }
-                self.seen += docs.spans.len() as u64;
+                let cut = match self.format {
+                    Format::Jsonl(field) => self.cut_records(&text, field, docs),
+                    _ => {
+                        self.cut_lines(&text, docs);
+                        Ok(())
+                    }
+                };
                 docs.text = text;
+                cut
             }
             Err(e) => {
                 let block = e.into_bytes();
-                for line in block[..block.len() - 1].split(|&b| b == b'\n') {
+                for line in lines_of(&block) {
                     self.seen += 1;
-                    self.push_line(line, docs)?;
+                    let line = line.strip_suffix(b"\r").unwrap_or(line);
+                    match self.format {
+                        Format::Jsonl(field) => {
+                            if !blank(line) {
+                                self.push_record(line, field, docs)?;
+                            }
+                        }
+                        _ => self.push_text(line, "line", docs)?,
+                    }
                 }
+                Ok(())
+            }
+        }
+    }
+
+    /// Each line of `text` (valid UTF-8, read into `docs.text`) as a document.
+    fn cut_lines(&mut self, text: &str, docs: &mut Docs) {
+        let mut start = 0;
+        for line in lines_of(text.as_bytes()) {
+            let end = start + line.len();
+            let stop = end - line.ends_with(b"\r") as usize;
+            docs.spans.push((start, stop));
+            start = end + 1;
+        }
+        self.seen += docs.spans.len() as u64;
+    }
+
+    /// Each record's `field` of `text` (valid UTF-8, read into `docs.text`) as a document: a
+    /// span of the line when the string has no escapes, else its unescaped text appended.
+    fn cut_records(&mut self, text: &str, field: &str, docs: &mut Docs) -> Result<()> {
+        let base = text.as_ptr() as usize;
+        for line in lines_of(text.as_bytes()) {
+            self.seen += 1;
+            if blank(line) {
+                continue; // a blank line holds no record
+            }
+            let start = line.as_ptr() as usize - base;
+            let line = &text[start..start + line.len()];
+            let found = self.parse_field(line, field, &mut docs.appended)?;
+            match found {
+                Found::Borrowed(s) => {
+                    let at = s.as_ptr() as usize - base;
+                    docs.spans.push((at, at + s.len()));
+                }
+                Found::Appended(a, b) => docs.spans.push((a | APPENDED, b)),
+                Found::Missing | Found::NotText(_) => unreachable!("`parse_field` refuses these"),
             }
         }
         Ok(())
     }
 
-    /// Read into `block` until it holds `target` bytes; true when the input ended first. The
-    /// block's memory is kept from batch to batch, so the zeroing that `resize` does touches
-    /// memory already mapped.
-    fn fill(&self, reader: &mut dyn BufRead, block: &mut Vec<u8>, target: usize) -> Result<bool> {
+    /// Read about `more` bytes onto `block`; true when the input ended first. The block's memory
+    /// is kept from batch to batch, so the zeroing that `resize` does touches memory already
+    /// mapped.
+    fn fill(&self, reader: &mut dyn BufRead, block: &mut Vec<u8>, more: usize) -> Result<bool> {
         let mut filled = block.len();
+        let target = filled + more;
         block.resize(target, 0);
         let eof = loop {
             if filled == target {
@@ -255,31 +302,6 @@ impl<'a> Splitter<'a> {
         };
         block.truncate(filled);
         Ok(eof)
-    }
-
-    /// A line without its `\n` onto `docs`, its `\r` (of a `\r\n` ending) dropped.
-    fn push_line(&self, line: &[u8], docs: &mut Docs) -> Result<()> {
-        self.push_text(line.strip_suffix(b"\r").unwrap_or(line), "line", docs)
-    }
-
-    /// The next line, without its ending, into `self.line`; false at the end of the input.
-    fn next_line(&mut self, reader: &mut dyn BufRead) -> Result<bool> {
-        self.line.clear();
-        if reader
-            .read_until(b'\n', &mut self.line)
-            .map_err(|e| self.io(e))?
-            == 0
-        {
-            return Ok(false);
-        }
-        self.seen += 1;
-        if self.line.last() == Some(&b'\n') {
-            self.line.pop();
-            if self.line.last() == Some(&b'\r') {
-                self.line.pop();
-            }
-        }
-        Ok(true)
     }
 
     /// The next document's range in `self.pending`; None at the end of the input.
@@ -341,15 +363,9 @@ impl<'a> Splitter<'a> {
         Ok(())
     }
 
-    fn field(&self, line: &[u8], field: &str) -> Result<String> {
-        let bad = |msg: String| {
-            Error::invalid(format!(
-                "{}: record {} (line {}): {msg}",
-                self.path.display(),
-                self.seen,
-                self.seen
-            ))
-        };
+    /// The record `line`'s `field` onto `docs` (a line of a block that is not valid UTF-8: the
+    /// error names it, or with `lossy` its bad bytes become U+FFFD).
+    fn push_record(&self, line: &[u8], field: &str, docs: &mut Docs) -> Result<()> {
         let owned;
         let line = match std::str::from_utf8(line) {
             Ok(s) => s,
@@ -357,53 +373,101 @@ impl<'a> Splitter<'a> {
                 owned = String::from_utf8_lossy(line).into_owned();
                 owned.as_str()
             }
-            Err(e) => return Err(bad(format!("not UTF-8 ({e})"))),
+            Err(e) => return Err(self.bad_record(format!("not UTF-8 ({e})"))),
         };
+        match self.parse_field(line, field, &mut docs.appended)? {
+            Found::Borrowed(s) => docs.push(s),
+            Found::Appended(a, b) => docs.spans.push((a | APPENDED, b)),
+            Found::Missing | Found::NotText(_) => unreachable!("`parse_field` refuses these"),
+        }
+        Ok(())
+    }
+
+    /// The string `field` of the JSON object `line`: borrowed from `line` when it has no
+    /// escapes, else unescaped onto `appended`. Anything else is an error naming the record.
+    fn parse_field<'l>(
+        &self,
+        line: &'l str,
+        field: &str,
+        appended: &mut String,
+    ) -> Result<Found<'l>> {
         let mut de = serde_json::Deserializer::from_str(line);
-        let found = FieldOf(field)
+        let found = FieldOf { field, appended }
             .deserialize(&mut de)
             .and_then(|v| de.end().map(|()| v))
-            .map_err(|e| bad(format!("not a JSON object ({e})")))?;
+            .map_err(|e| self.bad_record(format!("not a JSON object ({e})")))?;
         match found {
-            Found::Text(s) => Ok(s),
-            Found::Missing => Err(bad(format!(
+            Found::Missing => Err(self.bad_record(format!(
                 "no field {field:?}; pass field=\"...\" naming the field that holds the text"
             ))),
-            Found::NotText(kind) => Err(bad(format!("field {field:?} is {kind}, not a string"))),
+            Found::NotText(kind) => {
+                Err(self.bad_record(format!("field {field:?} is {kind}, not a string")))
+            }
+            text => Ok(text),
         }
+    }
+
+    fn bad_record(&self, msg: String) -> Error {
+        Error::invalid(format!(
+            "{}: record {} (line {}): {msg}",
+            self.path.display(),
+            self.seen,
+            self.seen
+        ))
     }
 }
 
-enum Found {
-    Text(String),
+/// Lines of `block`, without their `\n`; no empty piece after a final `\n`.
+fn lines_of(block: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let body = block.strip_suffix(b"\n").unwrap_or(block);
+    let empty = block.is_empty();
+    body.split(|&b| b == b'\n').filter(move |_| !empty)
+}
+
+fn blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// What a record's field holds.
+enum Found<'a> {
+    /// A string without escapes, as it lies in the line.
+    Borrowed(&'a str),
+    /// A string with escapes, unescaped at this range of the batch's appended text.
+    Appended(usize, usize),
     Missing,
     NotText(&'static str),
 }
 
 /// A visitor that keeps one field of a JSON object and skips the others without building them.
-struct FieldOf<'f>(&'f str);
+struct FieldOf<'f, 'b> {
+    field: &'f str,
+    appended: &'b mut String,
+}
 
-impl<'de> DeserializeSeed<'de> for FieldOf<'_> {
-    type Value = Found;
+impl<'de> DeserializeSeed<'de> for FieldOf<'_, '_> {
+    type Value = Found<'de>;
 
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Found, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Found<'de>, D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for FieldOf<'_> {
-    type Value = Found;
+impl<'de> Visitor<'de> for FieldOf<'_, '_> {
+    type Value = Found<'de>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a JSON object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Found, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Found<'de>, A::Error> {
         let mut found = Found::Missing;
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(is_field) = map.next_key_seed(KeyIs(self.field))? {
             // A repeated key: the last one counts, as in Python's json.
-            if key == self.0 {
-                found = map.next_value::<Kind>()?.0;
+            if is_field {
+                found = map.next_value_seed(Kind(&mut *self.appended))?;
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -412,50 +476,81 @@ impl<'de> Visitor<'de> for FieldOf<'_> {
     }
 }
 
-/// A JSON value read as text, or the name of its kind when it is not a string.
-struct Kind(Found);
+/// Whether a key is the field, compared where it lies (a `String` or `Cow` key would be built
+/// for every key of every record).
+struct KeyIs<'f>(&'f str);
 
-impl<'de> de::Deserialize<'de> for Kind {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Kind;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_str<E>(self, s: &str) -> std::result::Result<Kind, E> {
-                Ok(Kind(Found::Text(s.to_owned())))
-            }
-            fn visit_string<E>(self, s: String) -> std::result::Result<Kind, E> {
-                Ok(Kind(Found::Text(s)))
-            }
-            fn visit_bool<E>(self, _: bool) -> std::result::Result<Kind, E> {
-                Ok(Kind(Found::NotText("a boolean")))
-            }
-            fn visit_i64<E>(self, _: i64) -> std::result::Result<Kind, E> {
-                Ok(Kind(Found::NotText("a number")))
-            }
-            fn visit_u64<E>(self, _: u64) -> std::result::Result<Kind, E> {
-                Ok(Kind(Found::NotText("a number")))
-            }
-            fn visit_f64<E>(self, _: f64) -> std::result::Result<Kind, E> {
-                Ok(Kind(Found::NotText("a number")))
-            }
-            fn visit_unit<E>(self) -> std::result::Result<Kind, E> {
-                Ok(Kind(Found::NotText("null")))
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> std::result::Result<Kind, A::Error> {
-                while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Kind(Found::NotText("an array")))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> std::result::Result<Kind, A::Error> {
-                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Kind(Found::NotText("an object")))
-            }
-        }
-        d.deserialize_any(V)
+impl<'de> DeserializeSeed<'de> for KeyIs<'_> {
+    type Value = bool;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<bool, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyIs<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E>(self, key: &str) -> std::result::Result<bool, E> {
+        Ok(key == self.0)
+    }
+}
+
+/// A JSON value read as text (see [`Found`]), or the name of its kind when it is not a string.
+struct Kind<'b>(&'b mut String);
+
+impl<'de> DeserializeSeed<'de> for Kind<'_> {
+    type Value = Found<'de>;
+
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Found<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Kind<'_> {
+    type Value = Found<'de>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> std::result::Result<Found<'de>, E> {
+        Ok(Found::Borrowed(s))
+    }
+    fn visit_str<E>(self, s: &str) -> std::result::Result<Found<'de>, E> {
+        let start = self.0.len();
+        self.0.push_str(s);
+        Ok(Found::Appended(start, self.0.len()))
+    }
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<Found<'de>, E> {
+        Ok(Found::NotText("a boolean"))
+    }
+    fn visit_i64<E>(self, _: i64) -> std::result::Result<Found<'de>, E> {
+        Ok(Found::NotText("a number"))
+    }
+    fn visit_u64<E>(self, _: u64) -> std::result::Result<Found<'de>, E> {
+        Ok(Found::NotText("a number"))
+    }
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<Found<'de>, E> {
+        Ok(Found::NotText("a number"))
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Found<'de>, E> {
+        Ok(Found::NotText("null"))
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(
+        self,
+        mut a: A,
+    ) -> std::result::Result<Found<'de>, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Found::NotText("an array"))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> std::result::Result<Found<'de>, A::Error> {
+        while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Found::NotText("an object"))
     }
 }

@@ -71,6 +71,46 @@ fn jsonl_takes_the_field_and_skips_the_rest() {
     );
 }
 
+/// Records with and without escapes (read in place or unescaped), blank lines, `\r\n` endings
+/// and non-ASCII text, cut into blocks of every size, against serde_json's own reading of each
+/// line: the texts come out whole and in order whatever the block boundaries.
+#[test]
+fn jsonl_records_straddling_blocks_read_as_serde_json_reads_them() {
+    let values = [
+        "plain",
+        "",
+        "caf\u{e9} 한국",
+        "tab\tand \"quotes\"",
+        "line\nbreak",
+        "\\",
+    ];
+    let mut text = String::new();
+    let mut expected = Vec::new();
+    for k in 0..60 {
+        let v = values[k % values.len()].repeat(k % 4);
+        let record = serde_json::json!({"id": k, "text": v, "z": [1, {"text": "no"}]});
+        text.push_str(&record.to_string());
+        text.push_str(["\n", "\r\n", "\n\n", "\n  \n"][k % 4]);
+        expected.push(v);
+    }
+    for capacity in [1, 3, 64] {
+        for batch in [1, 2, 7, 100, 1 << 20] {
+            let mut reader = BufReader::with_capacity(capacity, text.as_bytes());
+            let format = Format::Jsonl("text".into());
+            let mut s = Splitter::new(Path::new("t.jsonl"), &format, false);
+            let mut got = Vec::new();
+            loop {
+                let docs = s.next_batch(&mut reader, batch).unwrap();
+                if docs.is_empty() {
+                    break;
+                }
+                got.extend(docs.strs().into_iter().map(str::to_owned));
+            }
+            assert_eq!(got, expected, "capacity {capacity} batch {batch}");
+        }
+    }
+}
+
 #[test]
 fn jsonl_errors_name_the_record() {
     for (line, says) in [
@@ -81,14 +121,22 @@ fn jsonl_errors_name_the_record() {
         ("{\"text\": \"a\"} trailing", "not a JSON object"),
     ] {
         let text = format!("{{\"text\": \"ok\"}}\n{line}\n");
-        let mut reader = BufReader::new(text.as_bytes());
-        let format = Format::Jsonl("text".into());
-        let mut s = Splitter::new(Path::new("data.jsonl"), &format, false);
-        let err = s.next_batch(&mut reader, 1 << 20).unwrap_err().to_string();
-        assert!(
-            err.contains("data.jsonl: record 2") && err.contains(says),
-            "{err}"
-        );
+        // The bad record in the first block or in a block of its own.
+        for batch in [1, 5, 1 << 20] {
+            let mut reader = BufReader::new(text.as_bytes());
+            let format = Format::Jsonl("text".into());
+            let mut s = Splitter::new(Path::new("data.jsonl"), &format, false);
+            let err = loop {
+                match s.next_batch(&mut reader, batch) {
+                    Ok(docs) => assert!(!docs.is_empty(), "the error comes before the end"),
+                    Err(e) => break e.to_string(),
+                }
+            };
+            assert!(
+                err.contains("data.jsonl: record 2") && err.contains(says),
+                "{err}"
+            );
+        }
     }
 }
 
