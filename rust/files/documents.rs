@@ -417,11 +417,20 @@ impl<'a> Splitter<'a> {
     }
 }
 
-/// Lines of `block`, without their `\n`; no empty piece after a final `\n`.
+/// Lines of `block`, without their `\n`; no empty piece after a final `\n`. (`memchr` finds
+/// the breaks 32 bytes at a time; `slice::split` tests byte by byte: on en_docs at 2 threads
+/// that was 6.8% of the job's samples against 2.6% for `memchr`.)
 fn lines_of(block: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let body = block.strip_suffix(b"\n").unwrap_or(block);
-    let empty = block.is_empty();
-    body.split(|&b| b == b'\n').filter(move |_| !empty)
+    let mut start = 0;
+    let breaks = memchr::memchr_iter(b'\n', block).map(Some);
+    // The end of the block, when a last line has no line break.
+    let tail =
+        std::iter::once((block.last() != Some(&b'\n') && !block.is_empty()).then_some(block.len()));
+    breaks.chain(tail).flatten().map(move |end| {
+        let line = &block[start..end];
+        start = end + 1;
+        line
+    })
 }
 
 fn blank(line: &[u8]) -> bool {
