@@ -21,6 +21,29 @@ fn split_all(text: &str, format: &Format, capacity: usize) -> Vec<String> {
     }
 }
 
+/// Every document of `text` read in batches of `batch` bytes through a buffer of `capacity`,
+/// or the first error.
+fn read_docs(
+    text: &[u8],
+    format: &Format,
+    capacity: usize,
+    batch: usize,
+    lossy: bool,
+) -> Result<Vec<String>, String> {
+    let mut reader = BufReader::with_capacity(capacity, text);
+    let mut s = Splitter::new(Path::new("t.txt"), format, lossy);
+    let mut got = Vec::new();
+    loop {
+        let docs = s
+            .next_batch(&mut reader, batch)
+            .map_err(|e| e.to_string())?;
+        if docs.is_empty() {
+            return Ok(got);
+        }
+        got.extend(docs.strs().into_iter().map(str::to_owned));
+    }
+}
+
 /// What the splitter promises: `split`, without an empty piece after the last boundary.
 fn reference(text: &str, sep: &str) -> Vec<String> {
     let mut v: Vec<String> = text.split(sep).map(str::to_owned).collect();
@@ -95,18 +118,9 @@ fn jsonl_records_straddling_blocks_read_as_serde_json_reads_them() {
     }
     for capacity in [1, 3, 64] {
         for batch in [1, 2, 7, 100, 1 << 20] {
-            let mut reader = BufReader::with_capacity(capacity, text.as_bytes());
             let format = Format::Jsonl("text".into());
-            let mut s = Splitter::new(Path::new("t.jsonl"), &format, false);
-            let mut got = Vec::new();
-            loop {
-                let docs = s.next_batch(&mut reader, batch).unwrap();
-                if docs.is_empty() {
-                    break;
-                }
-                got.extend(docs.strs().into_iter().map(str::to_owned));
-            }
-            assert_eq!(got, expected, "capacity {capacity} batch {batch}");
+            let got = read_docs(text.as_bytes(), &format, capacity, batch, false);
+            assert_eq!(got.unwrap(), expected, "capacity {capacity} batch {batch}");
         }
     }
 }
@@ -123,17 +137,10 @@ fn jsonl_errors_name_the_record() {
         let text = format!("{{\"text\": \"ok\"}}\n{line}\n");
         // The bad record in the first block or in a block of its own.
         for batch in [1, 5, 1 << 20] {
-            let mut reader = BufReader::new(text.as_bytes());
             let format = Format::Jsonl("text".into());
-            let mut s = Splitter::new(Path::new("data.jsonl"), &format, false);
-            let err = loop {
-                match s.next_batch(&mut reader, batch) {
-                    Ok(docs) => assert!(!docs.is_empty(), "the error comes before the end"),
-                    Err(e) => break e.to_string(),
-                }
-            };
+            let err = read_docs(text.as_bytes(), &format, 1 << 13, batch, false).unwrap_err();
             assert!(
-                err.contains("data.jsonl: record 2") && err.contains(says),
+                err.contains("t.txt: record 2") && err.contains(says),
                 "{err}"
             );
         }
@@ -193,17 +200,12 @@ fn lines_straddling_reads_and_batches_are_cut_as_split_does() {
             .collect();
         for capacity in [1, 2, 3, 7, 64] {
             for batch in [1, 5, 1 << 20] {
-                let mut reader = BufReader::with_capacity(capacity, text.as_bytes());
-                let mut s = Splitter::new(Path::new("t"), &Format::Lines, false);
-                let mut got = Vec::new();
-                loop {
-                    let docs = s.next_batch(&mut reader, batch).unwrap();
-                    if docs.is_empty() {
-                        break;
-                    }
-                    got.extend(docs.strs().into_iter().map(str::to_owned));
-                }
-                assert_eq!(got, reference_lines(&text), "{text:?} {capacity} {batch}");
+                let got = read_docs(text.as_bytes(), &Format::Lines, capacity, batch, false);
+                assert_eq!(
+                    got,
+                    Ok(reference_lines(&text)),
+                    "{text:?} {capacity} {batch}"
+                );
             }
         }
     }
@@ -216,26 +218,10 @@ fn a_bad_line_is_named_or_replaced() {
     // of its own or among good ones, and its number must not depend on that.
     for capacity in [1, 4, 64] {
         for batch in [1, 3, 1 << 20] {
-            let mut reader = BufReader::with_capacity(capacity, &text[..]);
-            let mut s = Splitter::new(Path::new("t.txt"), &Format::Lines, false);
-            let err = loop {
-                match s.next_batch(&mut reader, batch) {
-                    Ok(docs) => assert!(!docs.is_empty(), "the error comes before the end"),
-                    Err(e) => break e.to_string(),
-                }
-            };
+            let err = read_docs(text, &Format::Lines, capacity, batch, false).unwrap_err();
             assert!(err.contains("t.txt: line 3 is not UTF-8"), "{err}");
-            let mut reader = BufReader::with_capacity(capacity, &text[..]);
-            let mut s = Splitter::new(Path::new("t.txt"), &Format::Lines, true);
-            let mut got = Vec::new();
-            loop {
-                let docs = s.next_batch(&mut reader, batch).unwrap();
-                if docs.is_empty() {
-                    break;
-                }
-                got.extend(docs.strs().into_iter().map(str::to_owned));
-            }
-            assert_eq!(got, ["ok", "fine", "bad \u{fffd} here", "last"]);
+            let got = read_docs(text, &Format::Lines, capacity, batch, true);
+            assert_eq!(got.unwrap(), ["ok", "fine", "bad \u{fffd} here", "last"]);
         }
     }
 }
