@@ -51,8 +51,10 @@ impl Docs {
         self.spans.len()
     }
 
-    /// Room for `text_bytes` more bytes of text without moving it.
-    pub fn reserve(&mut self, text_bytes: usize) {
+    /// Empty, with room for `text_bytes` of text without moving it: a recycled batch made ready
+    /// for the next.
+    pub fn recycle(&mut self, text_bytes: usize) {
+        self.clear();
         self.text.reserve(text_bytes);
     }
 
@@ -189,6 +191,7 @@ impl<'a> Splitter<'a> {
         docs: &mut Docs,
     ) -> Result<()> {
         let mut block = std::mem::take(&mut docs.text).into_bytes();
+        // Not empty when the last block held only blank jsonl lines: they are dropped here.
         block.clear();
         block.extend_from_slice(&self.line);
         self.line.clear();
@@ -228,14 +231,13 @@ impl<'a> Splitter<'a> {
                 let block = e.into_bytes();
                 for line in lines_of(&block) {
                     self.seen += 1;
-                    let line = line.strip_suffix(b"\r").unwrap_or(line);
                     match self.format {
                         Format::Jsonl(field) => {
-                            if !blank(line) {
-                                self.push_record(line, field, docs)?;
+                            if let Some(record) = record_of(line) {
+                                self.push_record(record, field, docs)?;
                             }
                         }
-                        _ => self.push_text(line, "line", docs)?,
+                        _ => self.push_text(without_cr(line), "line", docs)?,
                     }
                 }
                 Ok(())
@@ -247,12 +249,10 @@ impl<'a> Splitter<'a> {
     fn cut_lines(&mut self, text: &str, docs: &mut Docs) {
         let mut start = 0;
         for line in lines_of(text.as_bytes()) {
-            let end = start + line.len();
-            let stop = end - line.ends_with(b"\r") as usize;
-            docs.spans.push((start, stop));
-            start = end + 1;
+            self.seen += 1;
+            docs.spans.push((start, start + without_cr(line).len()));
+            start += line.len() + 1;
         }
-        self.seen += docs.spans.len() as u64;
     }
 
     /// Each record's `field` of `text` (valid UTF-8, read into `docs.text`) as a document: a
@@ -261,9 +261,9 @@ impl<'a> Splitter<'a> {
         let base = text.as_ptr() as usize;
         for line in lines_of(text.as_bytes()) {
             self.seen += 1;
-            if blank(line) {
-                continue; // a blank line holds no record
-            }
+            let Some(line) = record_of(line) else {
+                continue;
+            };
             let start = line.as_ptr() as usize - base;
             let line = &text[start..start + line.len()];
             let found = self.parse_field(line, field, &mut docs.appended)?;
@@ -433,8 +433,15 @@ fn lines_of(block: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
-fn blank(line: &[u8]) -> bool {
-    line.iter().all(u8::is_ascii_whitespace)
+/// A line without the `\r` of a `\r\n` ending.
+fn without_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The record on a jsonl line; None for a blank line, which holds none.
+fn record_of(line: &[u8]) -> Option<&[u8]> {
+    let line = without_cr(line);
+    (!line.iter().all(u8::is_ascii_whitespace)).then_some(line)
 }
 
 /// What a record's field holds.

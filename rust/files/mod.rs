@@ -316,8 +316,7 @@ fn read_inputs(
                 // reader thread spent a third of its time on it.) The slack covers the line
                 // that crosses the batch's end.
                 let mut room = recycled.try_recv().unwrap_or_default();
-                room.clear();
-                room.reserve(batch_bytes.saturating_add(1 << 16));
+                room.recycle(batch_bytes.saturating_add(1 << 16));
                 let docs = splitter.next_batch_into(input.reader(), batch_bytes, room)?;
                 batch_bytes = (2 * batch_bytes).min(opts.batch_bytes);
                 if docs.is_empty() {
