@@ -434,6 +434,9 @@ pub struct Feed<'a, M> {
     miss: M,
     batch: Batch,
     last: usize,
+    /// Counting only (`Some`): how many ids were taken off `out` after each batch, so that
+    /// `out` holds one batch's ids at most, not the text's.
+    dropped: Option<usize>,
 }
 
 impl<'a, M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> Feed<'a, M> {
@@ -454,6 +457,22 @@ impl<'a, M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> Feed<'a, M> {
             miss,
             batch: Batch::new(),
             last: 0,
+            dropped: None,
+        }
+    }
+
+    /// A feed that only counts the ids: `out` is emptied after each batch (see
+    /// [`Feed::finish_count`]).
+    pub fn counting(
+        table: &'a mut Table,
+        second: &'a SharedCache,
+        text: &'a [u8],
+        out: &'a mut Vec<Rank>,
+        miss: M,
+    ) -> Self {
+        Feed {
+            dropped: Some(0),
+            ..Self::new(table, second, text, out, miss)
         }
     }
 
@@ -469,8 +488,19 @@ impl<'a, M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> Feed<'a, M> {
                 |_| {},
             )?;
             self.batch.clear();
+            if let Some(dropped) = &mut self.dropped {
+                *dropped += self.out.len();
+                self.out.clear();
+            }
         }
         Ok(())
+    }
+
+    /// Resolve the last pieces of a counting feed; returns how many ids the text gave.
+    pub fn finish_count(mut self) -> Result<usize> {
+        debug_assert!(self.dropped.is_some(), "a feed made by `Feed::counting`");
+        self.flush()?;
+        Ok(self.dropped.unwrap_or(0))
     }
 
     /// Resolve the last pieces; returns how many ids the text's last piece gave.

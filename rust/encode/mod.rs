@@ -56,6 +56,8 @@ pub struct Scratch {
 pub struct ThreadState {
     merge: Scratch,
     hot: hot::Tables,
+    /// Where `count` puts one batch's ids at a time.
+    tally: Vec<Rank>,
 }
 
 /// Distinct for every encoder made in this process: names its piece-cache tables.
@@ -245,6 +247,30 @@ impl Encoder {
         feed.finish()
     }
 
+    /// How many ids ordinary text (no specials) gives, holding one batch's ids at a time.
+    fn count_text(&self, text: &str, state: &mut ThreadState) -> Result<usize> {
+        /// Most ids the tally keeps from one call to the next: a long piece's ids may have
+        /// grown it past a batch's (it is freed at the next call, so a test can see its size).
+        const TALLY_KEEP: usize = 1 << 12;
+        let ThreadState {
+            merge: scratch,
+            hot,
+            tally,
+        } = state;
+        let hot = hot.of(self.id);
+        let shared = self.shared.get_or_init(Default::default);
+        if tally.capacity() > TALLY_KEEP {
+            *tally = Vec::new();
+        }
+        tally.clear();
+        let mut feed =
+            hot::Feed::counting(hot, shared, text.as_bytes(), tally, |piece, key, out| {
+                self.encode_missed_piece(piece, key, scratch, out)
+            });
+        self.pattern.for_each_span(text, &mut feed)?;
+        feed.finish_count()
+    }
+
     /// Encode the pieces `spans` of `text` (as its pattern cut them) onto `out`.
     fn encode_spans(&self, text: &str, spans: &[Span], out: &mut Vec<Rank>) -> Result<()> {
         with_scratch(|state| {
@@ -270,14 +296,35 @@ impl Encoder {
     /// Text free of specials onto `out`, on several cores when it is long enough and its pattern
     /// has safe cuts; returns how many ids its last piece gave.
     fn encode_stretch(&self, text: &str, out: &mut Vec<Rank>) -> Result<usize> {
-        if text.len() >= PARALLEL_MIN && self.pattern.has_safe_cuts() {
-            let threads = crate::pool::parallelism();
-            if threads > 1 {
-                let part_len = (text.len() / (4 * threads)).max(PART_MIN);
-                return crate::pool::run_parallel(|| self.encode_in_parts(text, part_len, out))?;
-            }
+        if let Some(part_len) = self.part_len(text) {
+            return crate::pool::run_parallel(|| self.encode_in_parts(text, part_len, out))?;
         }
         with_scratch(|state| self.encode_text(text, state, out))
+    }
+
+    /// [`Self::encode_stretch`]'s count of ids, with no result vector.
+    fn count_stretch(&self, text: &str) -> Result<usize> {
+        if let Some(part_len) = self.part_len(text) {
+            return crate::pool::run_parallel(|| {
+                let parts =
+                    crate::pretokenize::safe_cut::parts(text.as_bytes(), 0..text.len(), part_len);
+                parts
+                    .par_iter()
+                    .map(|r| with_scratch(|state| self.count_text(&text[r.clone()], state)))
+                    .sum::<Result<usize>>()
+            })?;
+        }
+        with_scratch(|state| self.count_text(text, state))
+    }
+
+    /// The length of the parts `text` is cut into to encode them on several cores; None when
+    /// it is to be encoded on this thread (short, one thread, or a pattern with no safe cuts).
+    fn part_len(&self, text: &str) -> Option<usize> {
+        if text.len() < PARALLEL_MIN || !self.pattern.has_safe_cuts() {
+            return None;
+        }
+        let threads = crate::pool::parallelism();
+        (threads > 1).then(|| (text.len() / (4 * threads)).max(PART_MIN))
     }
 
     /// Encode `text` cut at safe points into parts of about `part_len` bytes, the parts in
@@ -338,26 +385,25 @@ impl Encoder {
         })
     }
 
-    /// How many ids `encode` would give, without a result vector: the ids go to a buffer this
-    /// thread keeps (one of at most `KEEP` ids, so a huge text does not pin its memory).
+    /// How many ids `encode` would give, without a result vector: each batch of pieces' ids
+    /// goes to a small buffer the thread keeps and is counted there, so memory does not grow
+    /// with the text (a 16 MB text's 4 M ids were 16 MB of fresh pages per call, which made
+    /// counting slower than encoding to numpy).
     pub fn count(&self, text: &str, allowed: &Selection, disallowed: &Selection) -> Result<usize> {
         self.count_with_rules(text, &self.specials.rules(allowed, disallowed)?)
     }
 
     fn count_with_rules(&self, text: &str, rules: &Rules) -> Result<usize> {
-        const KEEP: usize = 1 << 20;
-        thread_local! {
-            static BUF: std::cell::Cell<Vec<Rank>> = const { std::cell::Cell::new(Vec::new()) };
-        }
         let text = &*self.normalized(text);
         rules.check(text)?;
-        let mut buf = BUF.take();
-        buf.clear();
-        let done = self.encode_into(text, rules, &mut buf).map(|_| buf.len());
-        if buf.capacity() <= KEEP {
-            BUF.set(buf);
+        let mut n = 0;
+        for part in rules.parts(text) {
+            n += match part {
+                Part::Stretch(r) => self.count_stretch(&text[r])?,
+                Part::Special(_) => 1,
+            };
         }
-        done
+        Ok(n)
     }
 
     /// Append the ids of `text` (specials split as `rules` say) to `out`; returns how many came
@@ -517,4 +563,74 @@ pub(crate) fn par_map<I: Sync, T: Send>(
             .map(f)
             .collect()
     })?
+}
+
+#[cfg(test)]
+mod count_tests {
+    use super::{Encoder, ThreadState};
+    use crate::pretokenize::Pattern;
+    use crate::specials::Selection;
+    use crate::vocab::{Rank, Vocab};
+
+    fn encoder() -> Encoder {
+        let mut tokens: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
+        for (k, t) in ["ab", " a", " ab", "ba", "aa", "aaaa", "é", "\n\n"]
+            .iter()
+            .enumerate()
+        {
+            tokens.push((t.as_bytes().to_vec(), 256 + k as Rank));
+        }
+        let specials = vec![("<s>".to_string(), 900)];
+        Encoder::new(
+            Vocab::new(tokens, specials).unwrap(),
+            Pattern::new("gpt2").unwrap(),
+        )
+        .unwrap()
+    }
+
+    /// Pseudo-random text of `n` units: many batches of pieces, pieces longer than the piece
+    /// cache keeps (a long run of `a`), non-ASCII text and specials.
+    fn text(mut state: u64, n: usize) -> String {
+        let units = ["a", "b", " ", "\n", "ab", " ba", "é", "<s>", "12", "!?"];
+        let mut t = String::new();
+        for k in 0..n {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            t.push_str(units[(state % units.len() as u64) as usize]);
+            if k % 5_000 == 0 {
+                t.push_str(&"a".repeat(3_000 + k / 100));
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn count_is_the_length_of_encode_for_texts_of_many_batches() {
+        let enc = encoder();
+        for (seed, n) in [(1, 0), (2, 3), (3, 70), (4, 5_000), (5, 200_000)] {
+            let t = text(seed, n);
+            for allowed in [Selection::none(), Selection::All] {
+                let encoded = enc.encode(&t, &allowed, &Selection::none());
+                let counted = enc.count(&t, &allowed, &Selection::none());
+                match (encoded, counted) {
+                    (Ok(e), Ok(c)) => assert_eq!(c, e.ids.len(), "seed {seed}"),
+                    (Err(_), Err(_)) => {}
+                    (e, c) => panic!("seed {seed}: encode {:?}, count {:?}", e.is_ok(), c.is_ok()),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn counting_on_one_thread_keeps_a_batch_of_ids_not_the_text() {
+        let enc = encoder();
+        // No long piece: every batch gives at most a few hundred ids.
+        let t = "ab ba é! 12\n".repeat(50_000);
+        let mut state = ThreadState::default();
+        let n = enc.count_text(&t, &mut state).unwrap();
+        assert_eq!(n, enc.encode_ordinary(&t).unwrap().len());
+        assert!(n > 100_000);
+        assert!(state.tally.capacity() < 4_096, "{}", state.tally.capacity());
+    }
 }
