@@ -163,8 +163,8 @@ def test_threads_sharing_the_piece_cache_give_tiktokens_ids():
 
 # Results of 64 Ki ids or more are filled into their Python lists without increfs (on the pool,
 # or on the calling thread at one thread), each id counted and its int increfed once per use
-# afterwards (rust/python/id_lists.rs). A wrong count shows as an int whose refcount rises by more or less than its uses while the
-# result exists, or does not come back when it goes.
+# afterwards (rust/python/id_lists.rs). A wrong count shows as an int whose refcount rises by
+# more or less than its uses while the result exists, or does not come back when it goes.
 def _refcount_rise_and_uses(make):
     import sys
 
