@@ -463,8 +463,12 @@ class Job(EncodeJob):
             assert "".join(self.paras) == self.text
         self.nbytes = len(self.text.encode("utf-8"))
         self.nbytes0 = self.nbytes
-        # a batch is no faster than its longest item: report that item's share of the bytes
-        self.largest_share = max(len(p.encode("utf-8")) for p in self.paras) / max(self.nbytes, 1)
+        # A batch is no faster than its longest item: report that item's share of the bytes.
+        # subword encodes an item of PARALLEL_MIN bytes or more on all the cores, so only the
+        # shorter ones cap it.
+        sizes = [len(p.encode("utf-8")) for p in self.paras]
+        short = [n for n in sizes if n < PARALLEL_MIN]
+        self.largest_share = max(short, default=0) / max(self.nbytes, 1)
         # Warm up every API (thread pools, caches, page faults) on a prefix of the file; a run
         # case on a text none of the timed calls gets.
         warm = args.warmup_bytes
