@@ -132,13 +132,8 @@ impl Model {
     pub fn settings_json(&self) -> Value {
         match self {
             Model::Bpe(m) => m.settings_json(),
-            _ => {
-                let mut v = self.to_json();
-                if let Some(o) = v.as_object_mut() {
-                    o.remove("vocab");
-                }
-                v
-            }
+            Model::WordLevel(m) => m.settings_json(),
+            Model::WordPiece(m) => word_piece::settings_json(m),
         }
     }
 }

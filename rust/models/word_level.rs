@@ -90,6 +90,13 @@ impl WordLevel {
             .into_iter()
             .map(|(t, &id)| (t.clone(), json!(id)))
             .collect();
-        json!({"type": "WordLevel", "vocab": vocab, "unk_token": self.unk_token})
+        let mut v = self.settings_json();
+        v["vocab"] = Value::Object(vocab);
+        v
+    }
+
+    /// [`Self::to_json`] without the vocabulary.
+    pub fn settings_json(&self) -> Value {
+        json!({"type": "WordLevel", "unk_token": self.unk_token})
     }
 }

@@ -62,11 +62,17 @@ pub fn to_json(m: &WordPiece) -> Value {
         .enumerate()
         .map(|(id, t)| (t.clone(), json!(id)))
         .collect();
+    let mut v = settings_json(m);
+    v["vocab"] = Value::Object(vocab);
+    v
+}
+
+/// [`to_json`] without the vocabulary.
+pub fn settings_json(m: &WordPiece) -> Value {
     json!({
         "type": "WordPiece",
         "unk_token": m.unk_token(),
         "continuing_subword_prefix": m.prefix(),
         "max_input_chars_per_word": m.max_chars(),
-        "vocab": vocab,
     })
 }

@@ -88,7 +88,7 @@ fn scanners_match_regex_on_ascii_words() {
     ] {
         let scanner = Pattern::new(pattern).unwrap();
         let re = fancy_regex::Regex::new(pattern).unwrap();
-        let mut rng = Rng(seed * 0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng((seed as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         for _ in 0..100_000 {
             let text = random_ascii_text(&mut rng);
             assert_eq!(
