@@ -57,6 +57,18 @@ const SHORT_LINE_BITS: u32 = 16;
 /// Chinese/Russian/German at 122 MB/s and Korean at 210, 64 K at 133 and 220, 128 K at 136
 /// and 213.
 const WIDE_BITS: u32 = 16;
+/// Entries of the wide table until it grows to `WIDE_BITS`: 1 K × 64 B = 64 KB, from the
+/// allocator. English text has a few hundred distinct pieces of 16–31 bytes (en_fortunes: 245),
+/// so a table of the full size cost a fresh process two huge pages zeroed (4 MB, ~4 ms on this
+/// VM) for a few KB of entries: en_fortunes as a file job, cl100k, one thread, median of 8
+/// alternating runs: 55 → 67 MB/s with this start. Text that has them (Korean, Chinese) grows
+/// the table after a quarter of its start's entries missed, or sooner (`WIDE_EARLY`) when
+/// wide pieces are a sixteenth of the misses or more (Korean: a sixth), which costs one pass
+/// over 64 KB. Growing soon matters in a job that starts with a short text (the benchmark's
+/// warm-up, a first batch): the full table's pages are then zeroed there, as before.
+const WIDE_START_BITS: u32 = 10;
+/// Fewest wide-table misses before it may grow for wide pieces being common.
+const WIDE_EARLY: u32 = 64;
 const _: () = assert!(SHORT_LINE_BITS <= FIRST_BITS && WIDE_BITS <= FIRST_BITS);
 /// Most ids a wide entry holds (the eighth slot of the shared level's entry holds its version).
 pub const MAX_IDS: usize = 7;
@@ -525,6 +537,10 @@ impl<M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> SpanSink for Feed<'_, 
 pub struct Table {
     short: ZeroedPages<Line>,
     wide: ZeroedPages<Entry>,
+    /// `wide` has `1 << wide_bits` entries: `WIDE_START_BITS`, then `WIDE_BITS`.
+    wide_bits: u32,
+    /// Lookups the wide table missed while it is small: it grows after a quarter of its size.
+    wide_misses: u32,
     /// Pieces (of up to `MAX_LEN` bytes) with more ids than their entry holds: their key →
     /// where their ids are in `spilled` (an entry may point there). In Chinese/Russian/German
     /// text with r50k one piece in nine is such (a run of Han characters is one piece and gives
@@ -545,7 +561,9 @@ impl Table {
     fn new() -> Self {
         Table {
             short: ZeroedPages::new(1 << SHORT_LINE_BITS),
-            wide: ZeroedPages::new(1 << WIDE_BITS),
+            wide: ZeroedPages::new(1 << WIDE_START_BITS),
+            wide_bits: WIDE_START_BITS,
+            wide_misses: 0,
             big: FxHashMap::default(),
             spilled: Vec::new(),
             clear_big: false,
@@ -647,7 +665,7 @@ impl Table {
             } else {
                 let (start, end) = spans[j];
                 if (SHORT_LEN + 1..=MAX_LEN).contains(&(end - start)) {
-                    let (first, _) = slots(&cache_key(text, start, end), WIDE_BITS);
+                    let (first, _) = slots(&cache_key(text, start, end), self.wide_bits);
                     prefetch_line(&self.wide[first]);
                 }
             }
@@ -805,12 +823,14 @@ impl Table {
         miss: &mut impl FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>,
     ) -> Result<()> {
         let key = cache_key(text, start, end);
-        let (first, shared) = slots(&key, WIDE_BITS);
+        let (first, shared) = slots(&key, self.wide_bits);
         self.lookups += 1;
         self.hits += 1;
         if self.wide[first].key == key {
             emit_ids(&self.wide[first].ids, &self.spilled, out);
-        } else if let Some(w) = second.load(shared, Entry::key_words(&key)) {
+            return Ok(());
+        }
+        if let Some(w) = second.load(shared, Entry::key_words(&key)) {
             self.wide[first] = Entry::from_words(&w);
             emit_ids(&self.wide[first].ids, &self.spilled, out);
         } else if let Some(&(at, n)) = self.big.get(&key) {
@@ -822,7 +842,27 @@ impl Table {
             miss(&text[start..end], 0, out)?;
             self.insert_wide(second, first, shared, &key, &out[before..]);
         }
+        if self.wide_bits < WIDE_BITS {
+            self.wide_misses += 1;
+            let misses = self.lookups - self.hits;
+            if self.wide_misses > 1 << (self.wide_bits - 2)
+                || (self.wide_misses >= WIDE_EARLY && 16 * self.wide_misses as u64 >= misses)
+            {
+                self.grow_wide();
+            }
+        }
         Ok(())
+    }
+
+    /// The wide table at its full size, its entries moved to their slots there.
+    #[cold]
+    fn grow_wide(&mut self) {
+        let mut wide = ZeroedPages::<Entry>::new(1 << WIDE_BITS);
+        for e in self.wide.iter().filter(|e| e.key != [0, 0]) {
+            wide[slots(&e.key, WIDE_BITS).0] = *e;
+        }
+        self.wide = wide;
+        self.wide_bits = WIDE_BITS;
     }
 
     /// Remember `ids` (at least one) for the piece keyed `key`, in both levels.
@@ -836,7 +876,7 @@ impl Table {
             let e = self.short_entry_of(key[0], ids);
             self.finish_batch(&[(line as u32, e)]);
         } else {
-            let (first, shared) = slots(key, WIDE_BITS);
+            let (first, shared) = slots(key, self.wide_bits);
             self.insert_wide(second, first, shared, key, ids);
         }
     }
@@ -1113,6 +1153,50 @@ mod tests {
                 assert!(missed.len() == spans.iter().filter(|(s, e)| e - s > MAX_LEN).count());
             }
         }
+    }
+
+    #[test]
+    fn the_wide_table_grows_keeping_its_entries() {
+        // 600 distinct pieces of 16..=31 bytes: more misses than the small table takes.
+        let pieces: Vec<Vec<u8>> = (0..600usize)
+            .map(|k| format!("wide{k:06}{}", "x".repeat(6 + k % 16)).into_bytes())
+            .collect();
+        let text: Vec<u8> = pieces.concat();
+        let mut spans = Vec::new();
+        let mut at = 0;
+        for p in &pieces {
+            spans.push((at, at + p.len()));
+            at += p.len();
+        }
+        let ids_of = |p: &[u8]| -> Vec<Rank> {
+            (0..p.len() % 9 + 1)
+                .map(|k| p[0] as Rank + k as Rank)
+                .collect()
+        };
+        let want: Vec<Rank> = pieces.iter().flat_map(|p| ids_of(p)).collect();
+        let mut t = Table::new();
+        assert_eq!(t.wide_bits, WIDE_START_BITS);
+        let (got, missed) = run(&mut t, &SharedCache::default(), &text, &spans, ids_of);
+        assert!(got == want);
+        assert_eq!(missed.len(), pieces.len());
+        assert_eq!(t.wide_bits, WIDE_BITS);
+        // With an empty second level, a piece misses only if another one took its slot, in
+        // the small table before the growth or in the grown one: the entries there when it
+        // grew were moved (else the pieces before the growth would all miss).
+        let slot = |p: &[u8], bits| slots(&cache_key(p, 0, p.len()), bits).0;
+        let shares = |p: &[u8], bits| {
+            pieces
+                .iter()
+                .filter(|q| slot(q, bits) == slot(p, bits))
+                .count()
+                > 1
+        };
+        let (got, missed) = run(&mut t, &SharedCache::default(), &text, &spans, ids_of);
+        assert!(got == want);
+        for p in &missed {
+            assert!(shares(p, WIDE_START_BITS) || shares(p, WIDE_BITS), "{p:?}");
+        }
+        assert!(missed.len() < 64, "{}", missed.len());
     }
 
     #[test]
