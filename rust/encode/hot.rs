@@ -473,18 +473,12 @@ impl<'a, M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> Feed<'a, M> {
         }
     }
 
-    /// A feed that only counts the ids: `out` is emptied after each batch (see
+    /// This feed, counting the ids only: `out` is emptied after each batch (see
     /// [`Feed::finish_count`]).
-    pub fn counting(
-        table: &'a mut Table,
-        second: &'a SharedCache,
-        text: &'a [u8],
-        out: &'a mut Vec<Rank>,
-        miss: M,
-    ) -> Self {
+    pub fn counting(self) -> Self {
         Feed {
             dropped: Some(0),
-            ..Self::new(table, second, text, out, miss)
+            ..self
         }
     }
 

@@ -263,10 +263,10 @@ impl Encoder {
             *tally = Vec::new();
         }
         tally.clear();
-        let mut feed =
-            hot::Feed::counting(hot, shared, text.as_bytes(), tally, |piece, key, out| {
-                self.encode_missed_piece(piece, key, scratch, out)
-            });
+        let mut feed = hot::Feed::new(hot, shared, text.as_bytes(), tally, |piece, key, out| {
+            self.encode_missed_piece(piece, key, scratch, out)
+        })
+        .counting();
         self.pattern.for_each_span(text, &mut feed)?;
         feed.finish_count()
     }
@@ -567,26 +567,9 @@ pub(crate) fn par_map<I: Sync, T: Send>(
 
 #[cfg(test)]
 mod count_tests {
-    use super::{Encoder, ThreadState};
-    use crate::pretokenize::Pattern;
+    use super::runs::tests::encoder;
+    use super::ThreadState;
     use crate::specials::Selection;
-    use crate::vocab::{Rank, Vocab};
-
-    fn encoder() -> Encoder {
-        let mut tokens: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
-        for (k, t) in ["ab", " a", " ab", "ba", "aa", "aaaa", "é", "\n\n"]
-            .iter()
-            .enumerate()
-        {
-            tokens.push((t.as_bytes().to_vec(), 256 + k as Rank));
-        }
-        let specials = vec![("<s>".to_string(), 900)];
-        Encoder::new(
-            Vocab::new(tokens, specials).unwrap(),
-            Pattern::new("gpt2").unwrap(),
-        )
-        .unwrap()
-    }
 
     /// Pseudo-random text of `n` units: many batches of pieces, pieces longer than the piece
     /// cache keeps (a long run of `a`), non-ASCII text and specials.

@@ -216,13 +216,14 @@ impl Encoder {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use crate::encode::Encoder;
     use crate::pretokenize::Pattern;
     use crate::specials::Selection;
     use crate::vocab::{Rank, Vocab};
 
-    fn encoder() -> Encoder {
+    /// A toy vocabulary (bytes, a few merges, two specials `<s>` and `<t>`) with the gpt2 pattern.
+    pub(in crate::encode) fn encoder() -> Encoder {
         let mut tokens: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
         for (k, t) in [" a", "ab", " ab", "ba", "aa", " b", "\n\n", "  "]
             .iter()
