@@ -937,16 +937,13 @@ def _random_word_corpus(path: Path, n_bytes: int, seed: int = 7) -> None:
     path.write_text("".join(lines), encoding="ascii")
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
-def test_ctrl_c_during_merging_exits_130_promptly_and_writes_nothing(tmp_path):
+def _train_and_interrupt_while_merging(corpus: Path, out: Path):
+    """Run `subword train` on ``corpus`` and send it SIGINT once it reports merging; returns
+    (exit code, seconds from the signal to the exit, stdout, stderr)."""
     import signal
     import threading
     import time
 
-    corpus = tmp_path / "big.txt"
-    _random_word_corpus(corpus, 10_000_000)
-    out = tmp_path / "tok"
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PKG_PARENT, env.get("PYTHONPATH")) if p)
     proc = subprocess.Popen(
@@ -983,8 +980,26 @@ def test_ctrl_c_during_merging_exits_130_promptly_and_writes_nothing(tmp_path):
             proc.kill()
             proc.wait()
         reader.join(5)
-    stdout = proc.stdout.read().decode()
-    text = err.decode(errors="replace")
+    return code, waited, proc.stdout.read().decode(), err.decode(errors="replace")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_ctrl_c_during_merging_exits_130_promptly_and_writes_nothing(tmp_path):
+    corpus = tmp_path / "big.txt"
+    _random_word_corpus(corpus, 10_000_000)
+    out = tmp_path / "tok"
+    # In one CI run the child exited 0 with every output written: its training took 10.9 s
+    # (about 1 s here), and the signal most likely reached it only after it had finished, this
+    # harness's stderr reader being late on a loaded machine. A run that ends normally is
+    # started again, at most three times in all; a trainer that ignored Ctrl-C fails all three.
+    for _attempt in range(3):
+        code, waited, stdout, text = _train_and_interrupt_while_merging(corpus, out)
+        if not (code == 0 and "wrote:" in stdout):
+            break
+        for p in tmp_path.iterdir():
+            if p.name != "big.txt":
+                p.unlink()
     assert code == 130, f"exit {code}\n{stdout}\n{text[-2000:]}"
     assert waited < 5, f"took {waited:.1f} s to stop after SIGINT"
     assert "Traceback" not in text
