@@ -53,6 +53,7 @@ const FIRST_BITS: u32 = 16;
 /// Lines of the short table: 64 K × 64 B = 4 MB, 128 K pieces. Timed by hand, r50k en_docs: 32 K
 /// lines (2 MB) missed 1.3% of short pieces over nine calls, 64 K 0.6% (353 → 358 MB/s).
 const SHORT_LINE_BITS: u32 = 16;
+const SHORT_LINES: usize = 1 << SHORT_LINE_BITS;
 /// Entries of the wide table: 64 K × 64 B = 4 MB. Timed by hand, r50k: 32 K entries ran
 /// Chinese/Russian/German at 122 MB/s and Korean at 210, 64 K at 133 and 220, 128 K at 136
 /// and 213.
@@ -248,6 +249,18 @@ fn slots(key: &Key, bits: u32) -> (usize, usize) {
     )
 }
 
+/// The short-table line of a short piece's key (`slots`' first, for the short table).
+#[inline(always)]
+fn short_line(key: u128) -> usize {
+    (hash(&[key, 0]) >> (64 - SHORT_LINE_BITS)) as usize
+}
+
+/// The second-level slot of a short piece's key (`slots`' second).
+#[inline(always)]
+fn shared_slot(key: u128) -> usize {
+    slots(&[key, 0], SHORT_LINE_BITS).1
+}
+
 /// The first word of [`cache_key`] for a piece of 1..=15 bytes (its second word is 0), else 0:
 /// one 16-byte load and a mask.
 #[inline(always)]
@@ -371,7 +384,9 @@ const _: () = assert!(SPAN_BATCH <= 64);
 pub struct Batch {
     spans: [Span; SPAN_BATCH],
     keys: [u128; SPAN_BATCH],
-    at: [(u32, usize); SPAN_BATCH],
+    /// Each piece's line in the short table; the second-level slot, needed only on a miss, is
+    /// worked out again then ([`shared_slot`]).
+    lines: [u32; SPAN_BATCH],
     n: usize,
     marks: [u8; SPAN_BATCH],
     n_marks: usize,
@@ -382,7 +397,7 @@ impl Batch {
         Batch {
             spans: [(0, 0); SPAN_BATCH],
             keys: [0; SPAN_BATCH],
-            at: [(0, 0); SPAN_BATCH],
+            lines: [0; SPAN_BATCH],
             n: 0,
             marks: [0; SPAN_BATCH],
             n_marks: 0,
@@ -554,7 +569,7 @@ pub struct Table {
 impl Table {
     fn new() -> Self {
         Table {
-            short: ZeroedPages::new(1 << SHORT_LINE_BITS),
+            short: ZeroedPages::new(SHORT_LINES),
             wide: ZeroedPages::new(1 << WIDE_START_BITS),
             wide_bits: WIDE_START_BITS,
             wide_misses: 0,
@@ -566,9 +581,18 @@ impl Table {
         }
     }
 
+    /// The short table as an array: a line index masked to its size needs no bounds check.
+    #[inline(always)]
+    fn short_lines(&self) -> &[Line; SHORT_LINES] {
+        self.short[..]
+            .try_into()
+            .expect("the short table has SHORT_LINES lines")
+    }
+
+    /// The short entry `at` (2 × line + way).
     #[inline(always)]
     fn short_entry(&self, at: u32) -> &Short {
-        &self.short[(at >> 1) as usize].0[(at & 1) as usize]
+        &self.short_lines()[(at >> 1) as usize & (SHORT_LINES - 1)].0[(at & 1) as usize]
     }
 
     /// Append the ids of each piece `spans` cut from `text` to `out`, in order, from the tables
@@ -599,12 +623,15 @@ impl Table {
     /// its line, so the line is on its way while the scanner finds the next pieces.
     #[inline(always)]
     pub fn prepare(&self, text: &[u8], (start, end): Span, batch: &mut Batch) {
-        let k = batch.n;
+        debug_assert!(!batch.is_full(), "the feed resolves a full batch first");
+        // The mask is what the caller's check already ensures; it lets the three stores below
+        // go without a bounds check each (SPAN_BATCH is a power of two).
+        let k = batch.n & (SPAN_BATCH - 1);
         let key = short_key(text, start, end);
-        let (line, shared) = slots(&[key, 0], SHORT_LINE_BITS);
+        let line = short_line(key);
         batch.spans[k] = (start, end);
         batch.keys[k] = key;
-        batch.at[k] = (line as u32, shared);
+        batch.lines[k] = line as u32;
         prefetch_line(&self.short[line]);
         batch.n = k + 1;
     }
@@ -635,28 +662,30 @@ impl Table {
             }
             return Ok(0);
         }
-        let (spans, keys, at) = (&batch.spans, &batch.keys, &batch.at);
+        let (spans, keys, lines) = (&batch.spans, &batch.keys, &batch.lines);
         // Which entry each short piece found; the others (missed, longer than 15 bytes) are
         // exceptions.
         let mut found = [0u32; SPAN_BATCH];
         let mut exceptions = 0u64;
-        let mut shorts = 0;
         // No branch on which entry of the line matched: hits split between the two, and a
         // branch on it mispredicted.
-        for (k, (&key, &(line, _))) in keys[..n].iter().zip(&at[..n]).enumerate() {
-            let pair = &self.short[line as usize].0;
+        let short = self.short_lines();
+        for (k, (&key, &line)) in keys[..n].iter().zip(&lines[..n]).enumerate() {
+            let pair = &short[line as usize & (SHORT_LINES - 1)].0;
             let (first, second_way) = (pair[0].key == key, pair[1].key == key);
             found[k] = 2 * line + u32::from(second_way);
             exceptions |= u64::from(!(first | second_way) | (key == 0)) << k;
-            shorts += u64::from(key != 0);
         }
+        // Every piece is a short lookup but those over 15 bytes (key 0), all exceptions.
+        let mut shorts = n as u64;
         let mut rest = exceptions;
         while rest != 0 {
             let j = rest.trailing_zeros() as usize;
             rest &= rest - 1;
             if keys[j] != 0 {
-                second.prefetch(at[j].1);
+                second.prefetch(shared_slot(keys[j]));
             } else {
+                shorts -= 1;
                 let (start, end) = spans[j];
                 if (SHORT_LEN + 1..=MAX_LEN).contains(&(end - start)) {
                     let (first, _) = slots(&cache_key(text, start, end), self.wide_bits);
@@ -667,10 +696,8 @@ impl Table {
         self.lookups += shorts;
         self.hits += shorts;
         if exceptions == 0 && marks.is_empty() {
-            // Every piece found (the common case): no branch per piece but the vector's room.
-            for &e in &found[..n] {
-                emit_ids(&self.short_entry(e).ids, &self.spilled, out);
-            }
+            // Every piece found (the common case).
+            self.emit_shorts(&found[..n], out);
             return Ok(self.short_entry(found[n - 1]).id_count());
         }
         let mut pending = [(0u32, Short::default()); SPAN_BATCH];
@@ -687,9 +714,9 @@ impl Table {
             let (start, end) = spans[j];
             let piece = &text[start..end];
             if keys[j] != 0 {
-                let (line, shared) = at[j];
+                let shared = shared_slot(keys[j]);
                 let entry = self.short_miss(second, keys[j], shared, piece, out, &mut miss)?;
-                pending[queued] = (line, entry);
+                pending[queued] = (lines[j], entry);
                 queued += 1;
             } else if (SHORT_LEN + 1..=MAX_LEN).contains(&piece.len()) {
                 self.wide_lookup(second, text, (start, end), out, &mut miss)?;
@@ -721,15 +748,48 @@ impl Table {
         on_mark: &mut impl FnMut(&mut Vec<Rank>),
     ) {
         while let Some(&at) = marks.next_if(|&&at| at as usize <= to) {
-            for &e in &found[from..at as usize] {
-                emit_ids(&self.short_entry(e).ids, &self.spilled, out);
-            }
+            self.emit_shorts(&found[from..at as usize], out);
             from = at as usize;
             on_mark(out);
         }
-        for &e in &found[from..to] {
-            emit_ids(&self.short_entry(e).ids, &self.spilled, out);
+        self.emit_shorts(&found[from..to], out);
+    }
+
+    /// The ids of the short entries `found` (each 2 × line + way) onto `out`. Room for all of
+    /// them is reserved once and the length set once: per piece, one copy of its four slots
+    /// and no branch but the rare spilled entry's (the count varies piece to piece and would
+    /// mispredict).
+    #[inline(always)]
+    fn emit_shorts(&self, found: &[u32], out: &mut Vec<Rank>) {
+        out.reserve(found.len() * SHORT_IDS);
+        let mut len = out.len();
+        for (i, &e) in found.iter().enumerate() {
+            let ids = &self.short_entry(e).ids;
+            let n = count_in(ids);
+            if n == 0 {
+                // SAFETY: the ids up to `len` were written by the copies below.
+                unsafe { out.set_len(len) };
+                emit_spilled(&self.spilled, ids[1] as usize, ids[2] as usize, out);
+                out.reserve((found.len() - i - 1) * SHORT_IDS);
+                len = out.len();
+                continue;
+            }
+            // The count masked off in registers: masking the id after the copy (a byte
+            // read-modify-write of memory just written by a vector store) stalled on it.
+            let mut ids = *ids;
+            ids[0] &= ID_MASK;
+            // SAFETY: the last `reserve` left room for SHORT_IDS ids per entry from there on,
+            // and each entry before this one since then moved `len` by at most SHORT_IDS
+            // (`min`: the count is 1..=4 for an inline entry, as `packed` stores it), so the
+            // copy of SHORT_IDS ids at `len` is in the room; it is written before the length
+            // covers it.
+            unsafe {
+                std::ptr::copy_nonoverlapping(ids.as_ptr(), out.as_mut_ptr().add(len), SHORT_IDS);
+            }
+            len += n.min(SHORT_IDS);
         }
+        // SAFETY: every id up to `len` was written above.
+        unsafe { out.set_len(len) };
     }
 
     /// The ids of a short piece its line lacks onto `out`, from the second level, the
@@ -1146,6 +1206,39 @@ mod tests {
                 assert!(missed.iter().all(|p| p.len() > MAX_LEN), "pass {pass}");
                 assert!(missed.len() == spans.iter().filter(|(s, e)| e - s > MAX_LEN).count());
             }
+        }
+    }
+
+    #[test]
+    fn batches_that_all_hit_copy_every_count_of_ids_inline_or_spilled() {
+        // Only short pieces, so a warm batch takes the all-found path: 1..=4 ids inline, 5..=7
+        // spilled beside the second level, 8 or more from the big-piece map, in every order
+        // within a batch (the emit's room is reserved once per batch and again after each
+        // spilled entry).
+        let text: Vec<u8> = (0..600u32).map(|k| b'a' + (k * 11 % 26) as u8).collect();
+        let ids_of = |p: &[u8]| -> Vec<Rank> {
+            let n = (p[0] as usize + p.len()) % 11 + 1;
+            (0..n).map(|k| p[0] as Rank * 100 + k as Rank).collect()
+        };
+        let spans: Vec<Span> = (0..text.len() - SHORT_LEN)
+            .step_by(3)
+            .map(|i| (i, i + 1 + i % SHORT_LEN))
+            .collect();
+        let want: Vec<Rank> = spans
+            .iter()
+            .flat_map(|&(s, e)| ids_of(&text[s..e]))
+            .collect();
+        let counts: std::collections::BTreeSet<usize> = spans
+            .iter()
+            .map(|&(s, e)| ids_of(&text[s..e]).len())
+            .collect();
+        assert_eq!(counts.len(), 11, "every count of ids from 1 to 11 occurs");
+        let shared = SharedCache::default();
+        let mut t = Table::new();
+        for pass in 0..3 {
+            let (got, missed) = run(&mut t, &shared, &text, &spans, ids_of);
+            assert_eq!(got, want, "pass {pass}");
+            assert!(pass == 0 || missed.is_empty(), "pass {pass}: all hit");
         }
     }
 
