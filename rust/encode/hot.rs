@@ -384,7 +384,7 @@ type Pending = (u32, Short);
 const _: () = assert!(SPAN_BATCH <= 64);
 
 /// Pieces on their way through [`Table::resolve`]: up to [`SPAN_BATCH`] spans with their short
-/// keys and slots (line, second-level slot), as [`Table::prepare`] computed them, and up to
+/// keys and short-table lines, as [`Table::prepare`] computed them, and up to
 /// [`SPAN_BATCH`] marks: positions in the batch (0 to `n`, in order, repeats allowed) where
 /// `resolve` calls its `on_mark` between the pieces' ids (a run's text ends, `runs.rs`).
 pub struct Batch {
