@@ -252,7 +252,7 @@ fn slots(key: &Key, bits: u32) -> (usize, usize) {
 /// The short-table line of a short piece's key (`slots`' first, for the short table).
 #[inline(always)]
 fn short_line(key: u128) -> usize {
-    (hash(&[key, 0]) >> (64 - SHORT_LINE_BITS)) as usize
+    slots(&[key, 0], SHORT_LINE_BITS).0
 }
 
 /// The second-level slot of a short piece's key (`slots`' second).
@@ -779,8 +779,7 @@ impl Table {
         let mut len = out.len();
         for (i, &e) in found.iter().enumerate() {
             let ids = &self.short_entry(e).ids;
-            let n = count_in(ids);
-            if n == 0 {
+            if count_in(ids) == 0 {
                 // SAFETY: the ids up to `len` were written by the copies below.
                 unsafe { out.set_len(len) };
                 emit_spilled(&self.spilled, ids[1] as usize, ids[2] as usize, out);
@@ -788,19 +787,10 @@ impl Table {
                 len = out.len();
                 continue;
             }
-            // The count masked off in registers: masking the id after the copy (a byte
-            // read-modify-write of memory just written by a vector store) stalled on it.
-            let mut ids = *ids;
-            ids[0] &= ID_MASK;
             // SAFETY: the last `reserve` left room for SHORT_IDS ids per entry from there on,
-            // and each entry before this one since then moved `len` by at most SHORT_IDS
-            // (`min`: the count is 1..=4 for an inline entry, as `packed` stores it), so the
-            // copy of SHORT_IDS ids at `len` is in the room; it is written before the length
-            // covers it.
-            unsafe {
-                std::ptr::copy_nonoverlapping(ids.as_ptr(), out.as_mut_ptr().add(len), SHORT_IDS);
-            }
-            len += n.min(SHORT_IDS);
+            // and each entry before this one since then moved `len` by at most SHORT_IDS (what
+            // `put_inline` returns), so SHORT_IDS slots at `len` are in the room.
+            len += unsafe { put_inline(ids, out, len) };
         }
         // SAFETY: every id up to `len` was written above.
         unsafe { out.set_len(len) };
@@ -1051,24 +1041,33 @@ fn emit_spilled(spilled: &[Rank], at: usize, n: usize, out: &mut Vec<Rank>) {
 /// the count. A spilled entry's come from `spilled`.
 #[inline(always)]
 fn emit_ids<const N: usize>(ids: &[Rank; N], spilled: &[Rank], out: &mut Vec<Rank>) {
-    let n = count_in(ids);
-    if n == 0 {
+    if count_in(ids) == 0 {
         return emit_spilled(spilled, ids[1] as usize, ids[2] as usize, out);
     }
-    // The count masked off in registers: masking the id after the copy (a byte
-    // read-modify-write of memory just written by a vector store) stalled on it.
-    let mut ids = *ids;
-    ids[0] &= ID_MASK;
     out.reserve(N);
     let len = out.len();
-    // SAFETY: `reserve` made room for N more ids, so the copy (from a local) stays in bounds,
-    // and it is written before the length covers it. The count is 1..=N here (0 is a spilled
-    // entry, handled above; `packed` stores no other); `min` keeps the bound even if that
-    // broke.
+    // SAFETY: `reserve` made room for N more ids after `len`.
     unsafe {
-        std::ptr::copy_nonoverlapping(ids.as_ptr(), out.as_mut_ptr().add(len), N);
-        out.set_len(len + n.min(N));
+        let n = put_inline(ids, out, len);
+        out.set_len(len + n);
     }
+}
+
+/// Write an inline entry's `N` id slots at `out[len..len + N]`, beyond its length, and return
+/// its count (1..=N; `min` keeps that bound even if an entry broke `packed`'s rule). The count
+/// is masked off in registers: masking the id after the copy (a byte read-modify-write of
+/// memory just written by a vector store) stalled on it.
+///
+/// # Safety
+/// `len + N <= out.capacity()`. The caller then sets the length to cover what was written.
+#[inline(always)]
+unsafe fn put_inline<const N: usize>(ids: &[Rank; N], out: &mut Vec<Rank>, len: usize) -> usize {
+    let n = count_in(ids).min(N);
+    let mut ids = *ids;
+    ids[0] &= ID_MASK;
+    // SAFETY: the room is the caller's promise; the source is a local, another buffer.
+    unsafe { std::ptr::copy_nonoverlapping(ids.as_ptr(), out.as_mut_ptr().add(len), N) };
+    n
 }
 
 /// Ask for the cache line that holds `*x` ahead of its use.
