@@ -118,6 +118,15 @@ impl Rules {
         })
     }
 
+    /// Whether `text` holds a special these rules split out or forbid: when not, every part of
+    /// it is ordinary text, and so is every part of a part.
+    pub fn matter_in(&self, text: &str) -> bool {
+        [&self.split, &self.forbid]
+            .into_iter()
+            .flatten()
+            .any(|ac| ac.is_match(text))
+    }
+
     /// Fail if `text` contains a disallowed string.
     pub fn check(&self, text: &str) -> Result<()> {
         if let Some(m) = self.forbid.as_ref().and_then(|ac| ac.find(text)) {

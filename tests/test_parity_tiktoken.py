@@ -435,6 +435,31 @@ def test_runs_of_short_texts_encode_as_each_alone(hpair, texts, threads):
         tk.encode_ordinary(t) for t in texts
     ]
     assert_same_outcome(sw.encode_batch, tk.encode_batch, texts)
+    assert_same_outcome(
+        lambda ts: sw.count_batch(ts, num_threads=threads),
+        lambda ts: [len(ids) for ids in tk.encode_batch(ts)],
+        texts,
+    )
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_special_split_between_two_texts_is_in_neither(pair, threads):
+    """A batch looks its texts up as one run, searched for specials once (encode/runs.rs): a
+    special whose halves end one text and start the next is in no text, so it is neither
+    refused nor split, while one inside a text still is."""
+    sw, tk = pair
+    halves = ["so <|endof", "text|> and", "<|", "endoftext|>", "a<|endoftext", "|>"]
+    texts = [h + str(k % 7) if k % 2 else h for k, h in enumerate(halves * 40)]
+    want = [tk.encode(t) for t in texts]
+    assert sw.encode_batch(texts, num_threads=threads) == want
+    assert sw.count_batch(texts, num_threads=threads) == [len(ids) for ids in want]
+    bad = texts + ["one <|endoftext|> inside"]
+    for fn in (sw.encode_batch, sw.count_batch):
+        with pytest.raises(ValueError, match="endoftext"):
+            fn(bad, num_threads=threads)
+    assert sw.encode_batch(bad, allowed_special="all", num_threads=threads) == [
+        tk.encode(t, allowed_special="all") for t in bad
+    ]
 
 
 @settings(max_examples=N_SMALL)

@@ -39,10 +39,15 @@ fn texts_of<'a>(ids: &'a [Rank], ends: &'a [usize]) -> impl Iterator<Item = &'a 
 /// Runs per thread: enough that the last run to finish leaves the other threads idle briefly.
 const RUNS_PER_THREAD: usize = 8;
 
+/// Bytes that make a run worth a task of its own however few texts they are in.
+const RUN_MIN_BYTES: usize = 64 << 10;
+
 /// Where the runs of `items` end: about equal in bytes (`RUNS_PER_THREAD` per thread), each of
-/// at least `MIN_BATCH_SPLIT` texts but the last. Cut by bytes, not by count: lines of a file
-/// differ in length by orders of magnitude, and runs of equal count left one thread working
-/// alone at the end of every batch of a file job.
+/// at least `MIN_BATCH_SPLIT` texts or `RUN_MIN_BYTES` bytes but the last. Cut by bytes, not by
+/// count: lines of a file differ in length by orders of magnitude, and runs of equal count left
+/// one thread working alone at the end of every batch of a file job. The floor in bytes is for
+/// batches of a few long texts (74 of 150 KB were one run, on one core, with the floor in
+/// texts alone).
 fn run_ends<I: AsRef<str>>(items: &[I], threads: usize) -> Vec<usize> {
     let total: usize = items.iter().map(|t| t.as_ref().len() + 1).sum();
     let target = total.div_ceil(RUNS_PER_THREAD * threads).max(1);
@@ -50,7 +55,7 @@ fn run_ends<I: AsRef<str>>(items: &[I], threads: usize) -> Vec<usize> {
     let (mut bytes, mut start) = (0, 0);
     for (i, t) in items.iter().enumerate() {
         bytes += t.as_ref().len() + 1;
-        if bytes >= target && i + 1 - start >= MIN_BATCH_SPLIT {
+        if bytes >= target && (i + 1 - start >= MIN_BATCH_SPLIT || bytes >= RUN_MIN_BYTES) {
             ends.push(i + 1);
             (bytes, start) = (0, i + 1);
         }
@@ -61,6 +66,23 @@ fn run_ends<I: AsRef<str>>(items: &[I], threads: usize) -> Vec<usize> {
     ends
 }
 
+/// `f(run)` for runs of the texts, on `num_threads` threads; the results in the runs' order.
+fn par_runs<I: Sync + AsRef<str>, T: Send>(
+    items: &[I],
+    num_threads: usize,
+    f: impl Fn(&[I]) -> Result<T> + Sync + Send,
+) -> Result<Vec<T>> {
+    let threads = crate::pool::resolve(num_threads)?;
+    let ends = run_ends(items, threads);
+    crate::pool::install(threads, || {
+        (0..ends.len())
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|k| f(&items[if k == 0 { 0 } else { ends[k - 1] }..ends[k]]))
+            .collect::<Result<Vec<_>>>()
+    })?
+}
+
 /// `f(run, ids, ends)` for runs of the texts, on `num_threads` threads: `f` appends each text's
 /// ids to `ids` and, after each, `ids.len()` to `ends`.
 pub fn par_map_runs<I: Sync + AsRef<str>>(
@@ -68,25 +90,32 @@ pub fn par_map_runs<I: Sync + AsRef<str>>(
     num_threads: usize,
     f: impl Fn(&[I], &mut Vec<Rank>, &mut Vec<usize>) -> Result<()> + Sync + Send,
 ) -> Result<FlatBatch> {
-    let threads = crate::pool::resolve(num_threads)?;
-    let ends = run_ends(items, threads);
-    let parts = crate::pool::install(threads, || {
-        (0..ends.len())
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|k| {
-                let chunk = &items[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
-                let bytes: usize = chunk.iter().map(|t| t.as_ref().len()).sum();
-                // About as many as English takes; grows if a run needs more.
-                let mut ids = Vec::with_capacity(bytes / 3 + 16);
-                let mut ends = Vec::with_capacity(chunk.len());
-                f(chunk, &mut ids, &mut ends)?;
-                debug_assert_eq!(ends.len(), chunk.len());
-                Ok((ids, ends))
-            })
-            .collect::<Result<Vec<_>>>()
-    })??;
+    let parts = par_runs(items, num_threads, |chunk| {
+        let bytes: usize = chunk.iter().map(|t| t.as_ref().len()).sum();
+        // About as many as English takes; grows if a run needs more.
+        let mut ids = Vec::with_capacity(bytes / 3 + 16);
+        let mut ends = Vec::with_capacity(chunk.len());
+        f(chunk, &mut ids, &mut ends)?;
+        debug_assert_eq!(ends.len(), chunk.len());
+        Ok((ids, ends))
+    })?;
     Ok(FlatBatch { parts })
+}
+
+/// `f(run, values)` for runs of the texts, on `num_threads` threads: `f` appends one value per
+/// text to `values`; all the values in the texts' order.
+pub fn par_map_runs_to<I: Sync + AsRef<str>, V: Send>(
+    items: &[I],
+    num_threads: usize,
+    f: impl Fn(&[I], &mut Vec<V>) -> Result<()> + Sync + Send,
+) -> Result<Vec<V>> {
+    let parts = par_runs(items, num_threads, |chunk| {
+        let mut values = Vec::with_capacity(chunk.len());
+        f(chunk, &mut values)?;
+        debug_assert_eq!(values.len(), chunk.len());
+        Ok(values)
+    })?;
+    Ok(parts.into_iter().flatten().collect())
 }
 
 #[cfg(test)]
@@ -109,7 +138,12 @@ mod tests {
             assert!(ends.windows(2).all(|w| w[0] < w[1]));
             let starts = std::iter::once(0).chain(ends.iter().copied());
             for (k, (s, e)) in starts.zip(ends.iter().copied()).enumerate() {
-                assert!(e - s >= MIN_BATCH_SPLIT.min(items.len()) || k + 1 == ends.len());
+                let bytes: usize = items[s..e].iter().map(|t| t.len() + 1).sum();
+                assert!(
+                    e - s >= MIN_BATCH_SPLIT.min(items.len())
+                        || bytes >= RUN_MIN_BYTES
+                        || k + 1 == ends.len()
+                );
             }
         }
         // The long text ends its run: the runs after it are cut by bytes again.
@@ -128,5 +162,18 @@ mod tests {
             lens,
             texts.iter().map(|t| t.len() as Rank).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn a_few_long_texts_are_cut_into_runs_for_every_thread() {
+        let texts: Vec<String> = (0..74).map(|_| "z".repeat(150_000)).collect();
+        let ends = run_ends(&texts, 2);
+        assert!(ends.len() >= 2 * RUNS_PER_THREAD - 1, "{ends:?}");
+        let lens = par_map_runs_to(&texts, 2, |run, lens| {
+            lens.extend(run.iter().map(|t| t.len()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(lens, vec![150_000; 74]);
     }
 }

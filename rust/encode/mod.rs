@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::pretokenize::{Pattern, Span, SPAN_BATCH};
 use crate::specials::{Part, Rules, Selection, Specials};
 use crate::vocab::{Rank, Vocab};
-use batch::par_map_runs;
+use batch::{par_map_runs, par_map_runs_to};
 use cache::{LongCache, MAX_LONG_LEN};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -468,7 +468,9 @@ impl Encoder {
         num_threads: usize,
     ) -> Result<Vec<usize>> {
         let rules = self.specials.rules(allowed, disallowed)?;
-        par_map(texts, num_threads, |t| self.count_with_rules(t, &rules))
+        par_map_runs_to(texts, num_threads, |run, counts| {
+            self.count_run(run, &rules, counts)
+        })
     }
 
     /// The id of exactly one token: a mergeable token's bytes or a special token's text.

@@ -54,6 +54,9 @@ struct Run<'a> {
     batch: Batch,
     out: &'a mut Vec<Rank>,
     ends: &'a mut Vec<usize>,
+    /// When counting (`Some`): how many ids came before those in `out`, which are dropped at
+    /// each flush, so a run of any length holds one batch's ids; `ends` then count ids.
+    counted: Option<usize>,
 }
 
 impl SpanSink for Run<'_> {
@@ -80,8 +83,10 @@ impl Run<'_> {
             scratch,
             after_each,
             ends,
+            counted,
             ..
         } = self;
+        let before = counted.unwrap_or(0);
         self.table.resolve(
             self.shared,
             self.text.as_bytes(),
@@ -91,10 +96,14 @@ impl Run<'_> {
             |out| {
                 // A text's end.
                 out.extend(*after_each);
-                ends.push(out.len());
+                ends.push(before + out.len());
             },
         )?;
         self.batch.clear();
+        if let Some(c) = counted {
+            *c += self.out.len();
+            self.out.clear();
+        }
         Ok(())
     }
 
@@ -151,25 +160,67 @@ impl Encoder {
         out: &mut Vec<Rank>,
         ends: &mut Vec<usize>,
     ) -> Result<()> {
+        self.run_texts(texts, rules, after_each, out, ends, false)
+    }
+
+    /// How many ids each text of `texts` gives under `rules` (as [`Encoder::count`] text by
+    /// text), appended to `counts`; holds one batch's ids at a time, like `count`.
+    pub fn count_run<T: AsRef<str>>(
+        &self,
+        texts: &[T],
+        rules: &Rules,
+        counts: &mut Vec<usize>,
+    ) -> Result<()> {
+        let first = counts.len();
+        let mut ends = Vec::with_capacity(texts.len());
+        self.run_texts(texts, Some(rules), None, &mut Vec::new(), &mut ends, true)?;
+        counts.extend(
+            ends.iter()
+                .scan(0, |start, &end| Some(end - std::mem::replace(start, end))),
+        );
+        debug_assert_eq!(counts.len() - first, texts.len());
+        Ok(())
+    }
+
+    /// [`Encoder::append_run`], or with `count` its ends only: each a number of ids from the
+    /// run's start, the ids themselves dropped as they come.
+    fn run_texts<T: AsRef<str>>(
+        &self,
+        texts: &[T],
+        rules: Option<&Rules>,
+        after_each: Option<Rank>,
+        out: &mut Vec<Rank>,
+        ends: &mut Vec<usize>,
+        count: bool,
+    ) -> Result<()> {
         let mut rest = texts;
         while let Some(k) = rest
             .iter()
             .position(|t| self.part_len(t.as_ref()).is_some())
         {
-            self.append_short_run(&rest[..k], rules, after_each, out, ends)?;
+            self.append_short_run(&rest[..k], rules, after_each, out, ends, count)?;
             let long = rest[k].as_ref();
-            match rules {
-                Some(rules) => self.append_with_rules(long, rules, out)?,
-                None => self.append_ordinary(long, out)?,
-            }
-            out.extend(after_each);
-            ends.push(out.len());
+            let end = if count {
+                let n = match rules {
+                    Some(rules) => self.count_with_rules(long, rules)?,
+                    None => self.count_stretch(&self.normalized(long))?,
+                };
+                ends.last().copied().unwrap_or(0) + n + usize::from(after_each.is_some())
+            } else {
+                match rules {
+                    Some(rules) => self.append_with_rules(long, rules, out)?,
+                    None => self.append_ordinary(long, out)?,
+                }
+                out.extend(after_each);
+                out.len()
+            };
+            ends.push(end);
             rest = &rest[k + 1..];
         }
-        self.append_short_run(rest, rules, after_each, out, ends)
+        self.append_short_run(rest, rules, after_each, out, ends, count)
     }
 
-    /// [`Encoder::append_run`] with every text on this thread, in one run.
+    /// [`Encoder::run_texts`] with every text on this thread, in one run.
     fn append_short_run<T: AsRef<str>>(
         &self,
         texts: &[T],
@@ -177,10 +228,17 @@ impl Encoder {
         after_each: Option<Rank>,
         out: &mut Vec<Rank>,
         ends: &mut Vec<usize>,
+        count: bool,
     ) -> Result<()> {
         if texts.is_empty() {
             return Ok(());
         }
+        // Counting: `out` holds only the ids since the last flush, and the count before it
+        // goes on from the run's last end.
+        let counted = count.then(|| {
+            out.clear();
+            ends.last().copied().unwrap_or(0)
+        });
         let mut buf = BUFFER.take();
         buf.clear();
         let mut bounds = Vec::with_capacity(texts.len());
@@ -188,6 +246,10 @@ impl Encoder {
             buf.push_str(&self.normalized(t.as_ref()));
             bounds.push(buf.len());
         }
+        // One search of the run for specials, rather than one per text (a search's setup
+        // cost as much as a short line's pieces): a text's special is in the run too, so
+        // when the run has none the texts are ordinary text throughout.
+        let rules = rules.filter(|r| r.matter_in(&buf));
         let done = with_scratch(|state| {
             let mut run = Run {
                 encoder: self,
@@ -200,6 +262,7 @@ impl Encoder {
                 batch: Batch::new(),
                 out,
                 ends,
+                counted,
             };
             let mut start = 0;
             for &end in &bounds {
@@ -323,6 +386,44 @@ pub(super) mod tests {
             assert_eq!(ends, want_ends);
             assert!(ids == want, "ids differ");
         }
+    }
+
+    /// Counting a run gives each text's `count`, with specials split, forbidden (in no text,
+    /// or only across two texts' joint, which is no text's) or ordinary, and with texts long
+    /// enough to be counted in parts among them.
+    #[test]
+    fn a_counted_run_counts_each_text_as_alone() {
+        let enc = encoder();
+        let mut all = texts(0x5851_f42d_4c95_7f2d, 700);
+        all.insert(300, format!("ab<s> {}", "ba ab\n\n aa".repeat(30_000)));
+        assert!(all[300].len() > super::super::PARALLEL_MIN);
+        let plain: Vec<String> = all.iter().map(|t| t.replace(['<', '>'], "")).collect();
+        let joint: Vec<String> = ["ab <", "s> ba", "", "a<", "t>"].map(String::from).to_vec();
+        let (none, every) = (Selection::none(), Selection::All);
+        for (texts, allowed, disallowed) in [
+            (&all, &every, &none),
+            (&all, &none, &none),
+            (&plain, &none, &every),
+            (&joint, &none, &every),
+            (&joint, &every, &none),
+        ] {
+            let rules = enc.specials().rules(allowed, disallowed).unwrap();
+            let want: Vec<usize> = texts
+                .iter()
+                .map(|t| enc.count(t, allowed, disallowed).unwrap())
+                .collect();
+            for threads in [1, 2] {
+                let mut got = vec![usize::MAX];
+                crate::pool::install(threads, || enc.count_run(texts, &rules, &mut got))
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(got[0], usize::MAX, "what was there stays");
+                assert_eq!(got[1..], want[..]);
+            }
+        }
+        // A forbidden special in one text fails the run, as it fails that text.
+        let rules = enc.specials().rules(&none, &every).unwrap();
+        assert!(enc.count_run(&all, &rules, &mut Vec::new()).is_err());
     }
 
     /// More text ends than a batch holds marks, with no piece between most of them.
