@@ -58,8 +58,7 @@ const SHORT_LINES: usize = 1 << SHORT_LINE_BITS;
 /// Chinese/Russian/German at 122 MB/s and Korean at 210, 64 K at 133 and 220, 128 K at 136
 /// and 213.
 const WIDE_BITS: u32 = 16;
-/// Entries of the wide table until it grows to `WIDE_BITS`: 1 K × 64 B = 64 KB, from the
-/// allocator. English text has a few hundred distinct pieces of 16–31 bytes (en_fortunes: 245),
+/// Entries of the wide table at first: 1 K × 64 B = 64 KB, from the allocator. English text has a few hundred distinct pieces of 16–31 bytes (en_fortunes: 245),
 /// so a table of the full size cost a fresh process two huge pages zeroed (4 MB, ~4 ms on this
 /// VM) for a few KB of entries: en_fortunes as a file job, cl100k, one thread, median of 8
 /// alternating runs: 55 → 67 MB/s with this start. Text that has them (Korean, Chinese) grows
@@ -68,6 +67,13 @@ const WIDE_BITS: u32 = 16;
 /// over 64 KB. Growing soon matters in a job that starts with a short text (the benchmark's
 /// warm-up, a first batch): the full table's pages are then zeroed there, as before.
 const WIDE_START_BITS: u32 = 10;
+/// When wide pieces are a small share of the misses, the wide table grows fourfold at a time
+/// (1 K, 4 K, 16 K, 64 K entries), each time a quarter of its size missed, so it is about as
+/// big as the text's distinct wide pieces need: en_docs has 2,099 of them, and its jump from
+/// 1 K straight to 64 K entries zeroed 4 MB of huge pages, an eighth of a fresh process's time
+/// encoding it (cpu-clock samples, cl100k, one thread). When they are common (`WIDE_EARLY`),
+/// it goes to its full size at once: growing Korean's in steps cost a fresh process 9%.
+const WIDE_GROWTH_BITS: u32 = 2;
 /// Fewest wide-table misses before it may grow for wide pieces being common.
 const WIDE_EARLY: u32 = 64;
 const _: () = assert!(SHORT_LINE_BITS <= FIRST_BITS && WIDE_BITS <= FIRST_BITS);
@@ -552,10 +558,14 @@ impl<M: FnMut(&[u8], u128, &mut Vec<Rank>) -> Result<()>> SpanSink for Feed<'_, 
 pub struct Table {
     short: ZeroedPages<Line>,
     wide: ZeroedPages<Entry>,
-    /// `wide` has `1 << wide_bits` entries: `WIDE_START_BITS`, then `WIDE_BITS`.
+    /// `wide` has `1 << wide_bits` entries: `WIDE_START_BITS`, growing by `WIDE_GROWTH_BITS`
+    /// up to `WIDE_BITS`.
     wide_bits: u32,
-    /// Lookups the wide table missed while it is small: it grows after a quarter of its size.
+    /// Lookups the wide table missed since it last grew, while it can grow: it grows after a
+    /// quarter of its size.
     wide_misses: u32,
+    /// Lookups the table missed (both sizes) before the wide table last grew.
+    misses_before: u64,
     /// Pieces (of up to `MAX_LEN` bytes) with more ids than their entry holds: their key →
     /// where their ids are in `spilled` (an entry may point there). In Chinese/Russian/German
     /// text with r50k one piece in nine is such (a run of Han characters is one piece and gives
@@ -579,6 +589,7 @@ impl Table {
             wide: ZeroedPages::new(1 << WIDE_START_BITS),
             wide_bits: WIDE_START_BITS,
             wide_misses: 0,
+            misses_before: 0,
             big: FxHashMap::default(),
             spilled: Vec::new(),
             clear_big: false,
@@ -902,25 +913,29 @@ impl Table {
         }
         if self.wide_bits < WIDE_BITS {
             self.wide_misses += 1;
-            let misses = self.lookups - self.hits;
-            if self.wide_misses > 1 << (self.wide_bits - 2)
-                || (self.wide_misses >= WIDE_EARLY && 16 * self.wide_misses as u64 >= misses)
-            {
-                self.grow_wide();
+            let misses = self.lookups - self.hits - self.misses_before;
+            if self.wide_misses >= WIDE_EARLY && 16 * self.wide_misses as u64 >= misses {
+                self.grow_wide(WIDE_BITS);
+            } else if self.wide_misses > 1 << (self.wide_bits - 2) {
+                self.grow_wide(self.wide_bits + WIDE_GROWTH_BITS);
             }
         }
         Ok(())
     }
 
-    /// The wide table at its full size, its entries moved to their slots there.
+    /// The wide table at `1 << bits` entries (at most `WIDE_BITS`), its entries moved to their
+    /// slots there.
     #[cold]
-    fn grow_wide(&mut self) {
-        let mut wide = ZeroedPages::<Entry>::new(1 << WIDE_BITS);
+    fn grow_wide(&mut self, bits: u32) {
+        let bits = bits.min(WIDE_BITS);
+        let mut wide = ZeroedPages::<Entry>::new(1 << bits);
         for e in self.wide.iter().filter(|e| e.key != [0, 0]) {
-            wide[slots(&e.key, WIDE_BITS).0] = *e;
+            wide[slots(&e.key, bits).0] = *e;
         }
         self.wide = wide;
-        self.wide_bits = WIDE_BITS;
+        self.wide_bits = bits;
+        self.wide_misses = 0;
+        self.misses_before = self.lookups - self.hits;
     }
 
     /// Remember `ids` (at least one) for the piece keyed `key`, in both levels.
@@ -1294,9 +1309,38 @@ mod tests {
         let (got, missed) = run(&mut t, &SharedCache::default(), &text, &spans, ids_of);
         assert!(got == want);
         for p in &missed {
-            assert!(shares(p, WIDE_START_BITS) || shares(p, WIDE_BITS), "{p:?}");
+            let sizes = (WIDE_START_BITS..=WIDE_BITS).step_by(WIDE_GROWTH_BITS as usize);
+            assert!(sizes.into_iter().any(|bits| shares(p, bits)), "{p:?}");
         }
         assert!(missed.len() < 64, "{}", missed.len());
+    }
+
+    /// Text whose wide pieces are few among its misses grows the wide table to what they need,
+    /// not to its largest size: 600 distinct wide pieces, each among 20 distinct short ones,
+    /// take the 1 K table past a quarter missed, so it grows once, to 4 K entries, which the
+    /// rest of them do not fill to the next quarter.
+    #[test]
+    fn the_wide_table_grows_a_step_at_a_time() {
+        let mut pieces: Vec<Vec<u8>> = Vec::new();
+        for k in 0..600usize {
+            pieces.push(format!("wide{k:06}{}", "x".repeat(6 + k % 16)).into_bytes());
+            pieces.extend((0..20).map(|j| format!("s{k:05}{j:02}").into_bytes()));
+        }
+        let text: Vec<u8> = pieces.concat();
+        let mut spans = Vec::new();
+        let mut at = 0;
+        for p in &pieces {
+            spans.push((at, at + p.len()));
+            at += p.len();
+        }
+        let ids_of = |p: &[u8]| vec![p[p.len() - 1] as Rank];
+        let want: Vec<Rank> = pieces.iter().flat_map(|p| ids_of(p)).collect();
+        let mut t = Table::new();
+        let (got, missed) = run(&mut t, &SharedCache::default(), &text, &spans, ids_of);
+        assert!(got == want);
+        assert_eq!(missed.len(), pieces.len());
+        assert_eq!(t.wide_bits, WIDE_START_BITS + WIDE_GROWTH_BITS);
+        assert!(t.wide_bits < WIDE_BITS);
     }
 
     #[test]
