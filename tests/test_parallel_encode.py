@@ -132,6 +132,35 @@ def test_batches_leave_the_garbage_collector_as_it_was(gc_on):
         gc.enable() if was else gc.disable()
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_result_lists_are_whole_and_collectable_under_a_busy_collector(threads):
+    """Result lists are made with their slots unset and filled after (id_lists.rs): with the
+    collector set off by every allocation, they must still hold exactly tiktoken's ids, be
+    tracked by the collector once returned, and free cleanly."""
+    import gc
+
+    sw, tk = load_pair("cl100k_base")
+    subword.set_num_threads(threads)
+    text = "The fox.\nJumps over 12 dogs!\nÉcole 가나다\n" * 4000  # > 65 K ids: filled by the pool
+    texts = [f"line {i}: {'fox ' * (i % 9)}é" for i in range(20_000)] + ["", text]
+    was, threshold = gc.isenabled(), gc.get_threshold()
+    try:
+        gc.enable()
+        gc.set_threshold(1, 1, 1)
+        one = sw.encode_ordinary(text)
+        many = sw.encode_ordinary_batch(texts, num_threads=threads)
+        assert gc.is_tracked(one) and all(gc.is_tracked(ids) for ids in many)
+        gc.collect()
+        assert one == tk.encode_ordinary(text)
+        assert many == tk.encode_ordinary_batch(texts)
+        assert many[-2] == [] and gc.get_referents(many[-1])[::-1] == many[-1]
+        del one, many
+        gc.collect()
+    finally:
+        gc.set_threshold(*threshold)
+        gc.enable() if was else gc.disable()
+
+
 def test_threads_sharing_the_piece_cache_give_tiktokens_ids():
     """The piece cache's second level is shared by threads: many threads encoding overlapping
     text at once (so writes race reads of the same slots) still give exact ids."""
