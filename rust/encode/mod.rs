@@ -552,18 +552,20 @@ fn with_scratch<T>(f: impl FnOnce(&mut ThreadState) -> T) -> T {
     })
 }
 
-/// `f` over `items` on `num_threads` threads, results in order; the first error wins.
+/// `f` over `items` on `num_threads` threads, results in order; the first error wins. A task
+/// takes `MIN_BATCH_SPLIT` items, or fewer when the batch is too short to give every thread
+/// a few tasks so (74 long texts were one task, on one core).
 pub(crate) fn par_map<I: Sync, T: Send>(
     items: &[I],
     num_threads: usize,
     f: impl Fn(&I) -> Result<T> + Sync + Send,
 ) -> Result<Vec<T>> {
-    crate::pool::install(num_threads, || {
-        items
-            .par_iter()
-            .with_min_len(MIN_BATCH_SPLIT)
-            .map(f)
-            .collect()
+    let threads = crate::pool::resolve(num_threads)?;
+    let min_len = MIN_BATCH_SPLIT
+        .min(items.len().div_ceil(4 * threads))
+        .max(1);
+    crate::pool::install(threads, || {
+        items.par_iter().with_min_len(min_len).map(f).collect()
     })?
 }
 
@@ -617,5 +619,24 @@ mod count_tests {
         assert_eq!(n, enc.encode_ordinary(&t).unwrap().len());
         assert!(n > 100_000);
         assert!(state.tally.capacity() < 4_096, "{}", state.tally.capacity());
+    }
+}
+
+#[cfg(test)]
+mod par_map_tests {
+    use super::par_map;
+
+    /// A batch of a few slow items still spreads over the threads, in order.
+    #[test]
+    fn a_short_batch_of_slow_items_uses_every_thread() {
+        let items: Vec<u32> = (0..8).collect();
+        let got = par_map(&items, 2, |&k| {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            Ok((k, std::thread::current().id()))
+        })
+        .unwrap();
+        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), items);
+        let first = got[0].1;
+        assert!(got.iter().any(|g| g.1 != first), "all on one thread");
     }
 }
