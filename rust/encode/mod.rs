@@ -16,6 +16,7 @@ mod unstable;
 
 pub use batch::FlatBatch;
 pub use detailed::Detailed;
+pub use hot::prefetch_line;
 pub use stream::Stream;
 
 use crate::error::{Error, Result};

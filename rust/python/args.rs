@@ -2,11 +2,13 @@
 //! bounded integers, each checked with an error that says what to pass.
 
 use super::to_py;
+use crate::encode::prefetch_line;
 use crate::pool;
 use crate::specials::Selection;
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyList, PyString};
 
 /// The name of `ob`'s type, for error messages ("" if even that fails).
 pub(super) fn type_name(ob: &Bound<'_, PyAny>) -> String {
@@ -61,17 +63,36 @@ pub(super) fn texts<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyS
             "expected a list of strings, got a single string (wrap it in a list)",
         ));
     }
-    obj.try_iter()?
-        .map(|item| {
-            let item = item?;
-            item.downcast_into::<PyString>().map_err(|e| {
-                PyTypeError::new_err(format!(
-                    "expected a list of strings, found {}",
-                    type_name(&e.into_inner())
-                ))
-            })
+    let string = |item: Bound<'py, PyAny>| {
+        item.downcast_into::<PyString>().map_err(|e| {
+            PyTypeError::new_err(format!(
+                "expected a list of strings, found {}",
+                type_name(&e.into_inner())
+            ))
         })
-        .collect()
+    };
+    if let Ok(list) = obj.downcast::<PyList>() {
+        // A batch's strings lie all over the heap, and taking each is a miss on its header:
+        // the headers a few items on are asked for while this one is taken. en_docs' 73 K
+        // paragraphs, cl100k, best of 10, medians of 6 ABBA processes: count_batch on one
+        // thread 358 -> 371 MB/s, encode_ordinary_batch on two 330 -> 344.
+        const AHEAD: usize = 8;
+        let n = list.len();
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            if k + AHEAD < n {
+                // SAFETY: the GIL is held and no Python code runs in this loop, so the list
+                // keeps its items; a prefetch reads nothing.
+                unsafe {
+                    let next = ffi::PyList_GET_ITEM(list.as_ptr(), (k + AHEAD) as ffi::Py_ssize_t);
+                    prefetch_line(&*next);
+                }
+            }
+            out.push(string(list.get_item(k)?)?);
+        }
+        return Ok(out);
+    }
+    obj.try_iter()?.map(|item| string(item?)).collect()
 }
 
 /// A `num_threads` argument, checked before any thread starts: 0 (every core) up to
