@@ -27,8 +27,7 @@ or random bytes from another seed): gigatoken, fastokens and splintr cache whole
 length, so a repeated 1 MB piece would come back from their cache in well under a millisecond.
 
 Per (input, encoding, contender) the report gives MB/s per API (MB = 10^6 bytes of UTF-8 input,
-best of ``--repeat`` after one warm-up per API on the first ``--warmup-bytes``, each timed call
-right after an untimed one on the first ``--wake-bytes``: see ``Job.wake``), cores used (CPU
+best of ``--repeat`` after one warm-up per API on the first ``--warmup-bytes``), cores used (CPU
 time ÷ wall time of that run), the peak RSS of the worker, whether the ids equal tiktoken's
 (by digest; count: the number of ids), and subword's piece-cache hit rate when the extension
 has ``Encoding._core.cache_stats()``.  The summary has subword ÷ the fastest peer whose ids
@@ -447,7 +446,6 @@ class Job(EncodeJob):
         )
         self.load_s = time.perf_counter() - t0
         self.seed = args.seed
-        self.wake_bytes = args.wake_bytes
         self.case = spec[len("case:") :] if spec.startswith("case:") else None
         self.modes = tuple(m for m in (CASE_MODES if self.case else MODES) if m in self.fns)
         self.calls = dict.fromkeys(self.modes, 0)  # run cases: the index of the next text
@@ -483,23 +481,6 @@ class Job(EncodeJob):
             else:
                 fn(self.text if warm < 0 else self.text[:warm])
 
-    def wake(self, mode: str) -> None:
-        """Encode the input's first `--wake-bytes` (the warm-up case text for a run case) right
-        before the timed call, in every contender alike: each worker sits idle while the others
-        run, and on this VM a thread pool idle for 100 ms or more takes ~4 ms to wake, which alone
-        held the two-thread rates of the 2-3 MB files down to one thread's (en_fortunes, cl100k,
-        2.6 MB, numpy out on 2 threads: 2.75 ms a call back to back, 6.6 ms after 100 ms idle)."""
-        budget = self.wake_bytes
-        if budget <= 0:
-            return
-        fn = self.fns[mode]
-        if mode == "batch":
-            fn(warmup_items(self.paras, budget))
-        elif self.case is not None:
-            fn(case_text(self.case, WARMUP_INDEX, self.seed))
-        else:
-            fn(self.text[:budget])
-
     def call(self, mode: str):
         fn = self.fns[mode]
         if mode == "batch":
@@ -530,7 +511,6 @@ class Job(EncodeJob):
         return flatten(out)
 
     def run(self, mode: str) -> dict:
-        self.wake(mode)
         before = self.cache_stats() if self.cache_stats and mode != "batch" else None
         res = super().run(mode)
         if before is not None:
@@ -655,8 +635,6 @@ def start_worker(name: str, spec: str, mode: str, encoding: str, args, env) -> W
         repr(args.scale),
         "--warmup-bytes",
         str(args.warmup_bytes),
-        "--wake-bytes",
-        str(args.wake_bytes),
         "--split",
         args.split,
         "--seed",
@@ -1164,12 +1142,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=2, help="threads for the batch APIs (default 2)")
     p.add_argument(
         "--warmup-bytes", type=int, default=1_000_000, help="warm-up prefix size; -1 = whole file"
-    )
-    p.add_argument(
-        "--wake-bytes",
-        type=int,
-        default=512 << 10,
-        help="untimed call on this prefix right before each timed one (0: none); see Job.wake",
     )
     p.add_argument("--split", choices=SPLITS, default="paragraphs", help="batch items")
     p.add_argument("--seed", type=int, default=0, help="seed of the random-bytes case")
