@@ -3,9 +3,10 @@
 //!
 //! tiktoken removed its cache because one RwLock-guarded LRU made threads queue on every piece.
 //! Here each thread is pinned to its own shard (by a per-thread index), so the lock is taken but
-//! not contended below 64 threads. A shard is a direct-mapped table allocated on first use:
-//! lookup is one hash and one compare; a miss overwrites its slot. Shorter pieces are the piece
-//! cache's (`hot.rs`).
+//! not contended below 64 threads. A shard is a table of two-slot sets allocated on first use:
+//! lookup is one hash and at most two compares; a new piece takes its set's first slot and moves
+//! the one there to the second (so of three pieces that share a set, the two written last stay).
+//! Shorter pieces are the piece cache's (`hot.rs`).
 
 use crate::vocab::Rank;
 use std::hash::{BuildHasher, Hasher};
@@ -24,16 +25,18 @@ fn shard_of_this_thread() -> usize {
 
 /// Longest piece the long-piece cache keeps, in bytes.
 pub const MAX_LONG_LEN: usize = 512;
-const LONG_SLOTS: usize = 1 << 13;
+const LONG_SLOTS: usize = 1 << 14;
 
 /// Pieces of `hot::MAX_LEN + 1 ..= MAX_LONG_LEN` bytes: table rules, `=====` lines, runs of
 /// spaces in code, sentences of Chinese between punctuation. They are few (0.2% of en_docs'
 /// pieces, 0.5% of Chinese/Russian/German text's) but repeat, and each costs a merge of dozens
 /// of bytes, which made them 16% of en_docs' time. One shard per thread; a slot owns its bytes
-/// and ids (an allocation per miss, none per hit). 8 K slots: that text has 4.5 K distinct
-/// long pieces, and with 512 slots they evicted each other (cl100k, one core: 150 → 162 MB/s).
-/// A shard holds at most `LONG_SLOTS` × (`MAX_LONG_LEN` bytes + as many ids) = 20 MB; typical
-/// long pieces are under 100 bytes, a megabyte or two for a full shard.
+/// and ids (an allocation per miss, none per hit). That text has 4.5 K distinct long pieces
+/// (o200k): with 512 slots they evicted each other (cl100k, one core: 150 → 162 MB/s with 8 K),
+/// and in 8 K direct-mapped slots a third of them still shared a slot with another, so every
+/// call merged about 2,000 long pieces again (14% of a warm call's time, o200k). 8 K sets of
+/// two slots keep them all. A shard holds at most `LONG_SLOTS` × (`MAX_LONG_LEN` bytes + as many
+/// ids) = 40 MB; typical long pieces are under 100 bytes, a few megabytes for a full shard.
 type LongSlot = Option<(Box<[u8]>, Box<[Rank]>)>;
 
 #[repr(align(128))]
@@ -51,10 +54,11 @@ impl Default for LongCache {
     }
 }
 
-fn long_slot_of(piece: &[u8]) -> usize {
+/// The first slot of `piece`'s set; the second is the next one.
+fn long_set_of(piece: &[u8]) -> usize {
     let mut h = rustc_hash::FxBuildHasher.build_hasher();
     h.write(piece);
-    (h.finish() >> 17) as usize & (LONG_SLOTS - 1)
+    2 * ((h.finish() >> 17) as usize & (LONG_SLOTS / 2 - 1))
 }
 
 impl LongCache {
@@ -63,13 +67,17 @@ impl LongCache {
         let Ok(shard) = self.shards[shard_of_this_thread()].0.lock() else {
             return false;
         };
-        match shard.as_ref().and_then(|s| s[long_slot_of(piece)].as_ref()) {
-            Some((key, ids)) if **key == *piece => {
+        let Some(slots) = shard.as_ref() else {
+            return false;
+        };
+        let set = long_set_of(piece);
+        for (key, ids) in slots[set..set + 2].iter().flatten() {
+            if **key == *piece {
                 out.extend_from_slice(ids);
-                true
+                return true;
             }
-            _ => false,
         }
+        false
     }
 
     pub fn insert(&self, piece: &[u8], ids: &[Rank]) {
@@ -80,7 +88,14 @@ impl LongCache {
             return;
         };
         let slots = shard.get_or_insert_with(|| vec![None; LONG_SLOTS].into_boxed_slice());
-        slots[long_slot_of(piece)] = Some((piece.into(), ids.into()));
+        let set = long_set_of(piece);
+        let (first, second) = slots[set..set + 2].split_at_mut(1);
+        let entry = Some((piece.into(), ids.into()));
+        if first[0].as_ref().is_some_and(|(key, _)| **key == *piece) {
+            first[0] = entry;
+        } else {
+            second[0] = std::mem::replace(&mut first[0], entry);
+        }
     }
 }
 
@@ -104,5 +119,32 @@ mod tests {
         assert_eq!(out, vec![9]);
         c.insert(&vec![b'-'; MAX_LONG_LEN + 1], &[1]);
         assert!(!c.get_into(&vec![b'-'; MAX_LONG_LEN + 1], &mut out));
+    }
+
+    /// Of three pieces in one set, the two written last stay, whichever of them was written
+    /// again; a piece written again is not kept twice.
+    #[test]
+    fn a_set_keeps_the_two_pieces_written_last() {
+        let pieces: Vec<Vec<u8>> = (0..200_000u32)
+            .map(|k| format!("{k:040}").into_bytes())
+            .collect();
+        let set = long_set_of(&pieces[0]);
+        let same: Vec<&Vec<u8>> = pieces.iter().filter(|p| long_set_of(p) == set).collect();
+        assert!(same.len() >= 3);
+        let (a, b, d) = (same[0], same[1], same[2]);
+        let c = LongCache::default();
+        let hit = |p: &[u8]| c.get_into(p, &mut Vec::new());
+        c.insert(a, &[1]);
+        c.insert(b, &[2]);
+        c.insert(b, &[3]);
+        assert!(hit(a) && hit(b), "a rewrite of b must not push a out");
+        let mut out = Vec::new();
+        assert!(c.get_into(b, &mut out));
+        assert_eq!(out, vec![3]);
+        c.insert(d, &[4]);
+        assert!(hit(b) && hit(d) && !hit(a));
+        c.insert(b, &[5]);
+        c.insert(a, &[6]);
+        assert!(hit(a) && hit(b) && !hit(d));
     }
 }
