@@ -1158,6 +1158,17 @@ mod tests {
         (out, missed)
     }
 
+    /// `pieces` end to end, and the span of each in the result.
+    fn end_to_end(pieces: &[Vec<u8>]) -> (Vec<u8>, Vec<Span>) {
+        let mut spans = Vec::with_capacity(pieces.len());
+        let mut at = 0;
+        for p in pieces {
+            spans.push((at, at + p.len()));
+            at += p.len();
+        }
+        (pieces.concat(), spans)
+    }
+
     fn whole(p: &[u8]) -> [Span; 1] {
         [(0, p.len())]
     }
@@ -1276,13 +1287,7 @@ mod tests {
         let pieces: Vec<Vec<u8>> = (0..600usize)
             .map(|k| format!("wide{k:06}{}", "x".repeat(6 + k % 16)).into_bytes())
             .collect();
-        let text: Vec<u8> = pieces.concat();
-        let mut spans = Vec::new();
-        let mut at = 0;
-        for p in &pieces {
-            spans.push((at, at + p.len()));
-            at += p.len();
-        }
+        let (text, spans) = end_to_end(&pieces);
         let ids_of = |p: &[u8]| -> Vec<Rank> {
             (0..p.len() % 9 + 1)
                 .map(|k| p[0] as Rank + k as Rank)
@@ -1326,13 +1331,7 @@ mod tests {
             pieces.push(format!("wide{k:06}{}", "x".repeat(6 + k % 16)).into_bytes());
             pieces.extend((0..20).map(|j| format!("s{k:05}{j:02}").into_bytes()));
         }
-        let text: Vec<u8> = pieces.concat();
-        let mut spans = Vec::new();
-        let mut at = 0;
-        for p in &pieces {
-            spans.push((at, at + p.len()));
-            at += p.len();
-        }
+        let (text, spans) = end_to_end(&pieces);
         let ids_of = |p: &[u8]| vec![p[p.len() - 1] as Rank];
         let want: Vec<Rank> = pieces.iter().flat_map(|p| ids_of(p)).collect();
         let mut t = Table::new();

@@ -143,6 +143,15 @@ impl Run<'_> {
     }
 }
 
+/// Where a run's results go: each text's ids onto `out` and then `out.len()` onto `ends`; or,
+/// with `count`, the ends alone, each a number of ids from the run's start, the ids dropped as
+/// they come (`out` is then scratch).
+struct Sink<'a> {
+    out: &'a mut Vec<Rank>,
+    ends: &'a mut Vec<usize>,
+    count: bool,
+}
+
 impl Encoder {
     /// Append the ids of each text of `texts` to `out`, each followed by `after_each` if given,
     /// and `out.len()` after each text to `ends`: the same as `append_ordinary` (or, with
@@ -160,7 +169,16 @@ impl Encoder {
         out: &mut Vec<Rank>,
         ends: &mut Vec<usize>,
     ) -> Result<()> {
-        self.run_texts(texts, rules, after_each, out, ends, false)
+        self.run_texts(
+            texts,
+            rules,
+            after_each,
+            Sink {
+                out,
+                ends,
+                count: false,
+            },
+        )
     }
 
     /// How many ids each text of `texts` gives under `rules` (as [`Encoder::count`] text by
@@ -173,7 +191,12 @@ impl Encoder {
     ) -> Result<()> {
         let first = counts.len();
         let mut ends = Vec::with_capacity(texts.len());
-        self.run_texts(texts, Some(rules), None, &mut Vec::new(), &mut ends, true)?;
+        let sink = Sink {
+            out: &mut Vec::new(),
+            ends: &mut ends,
+            count: true,
+        };
+        self.run_texts(texts, Some(rules), None, sink)?;
         counts.extend(
             ends.iter()
                 .scan(0, |start, &end| Some(end - std::mem::replace(start, end))),
@@ -182,25 +205,23 @@ impl Encoder {
         Ok(())
     }
 
-    /// [`Encoder::append_run`], or with `count` its ends only: each a number of ids from the
-    /// run's start, the ids themselves dropped as they come.
+    /// [`Encoder::append_run`] into `to` (see [`Sink`]).
     fn run_texts<T: AsRef<str>>(
         &self,
         texts: &[T],
         rules: Option<&Rules>,
         after_each: Option<Rank>,
-        out: &mut Vec<Rank>,
-        ends: &mut Vec<usize>,
-        count: bool,
+        mut to: Sink,
     ) -> Result<()> {
         let mut rest = texts;
         while let Some(k) = rest
             .iter()
             .position(|t| self.part_len(t.as_ref()).is_some())
         {
-            self.append_short_run(&rest[..k], rules, after_each, out, ends, count)?;
+            self.append_short_run(&rest[..k], rules, after_each, &mut to)?;
+            let Sink { out, ends, count } = &mut to;
             let long = rest[k].as_ref();
-            let end = if count {
+            let end = if *count {
                 let n = match rules {
                     Some(rules) => self.count_with_rules(long, rules)?,
                     None => self.count_stretch(&self.normalized(long))?,
@@ -217,7 +238,7 @@ impl Encoder {
             ends.push(end);
             rest = &rest[k + 1..];
         }
-        self.append_short_run(rest, rules, after_each, out, ends, count)
+        self.append_short_run(rest, rules, after_each, &mut to)
     }
 
     /// [`Encoder::run_texts`] with every text on this thread, in one run.
@@ -226,13 +247,12 @@ impl Encoder {
         texts: &[T],
         rules: Option<&Rules>,
         after_each: Option<Rank>,
-        out: &mut Vec<Rank>,
-        ends: &mut Vec<usize>,
-        count: bool,
+        to: &mut Sink,
     ) -> Result<()> {
         if texts.is_empty() {
             return Ok(());
         }
+        let Sink { out, ends, count } = to;
         // Counting: `out` holds only the ids since the last flush, and the count before it
         // goes on from the run's last end.
         let counted = count.then(|| {
