@@ -457,6 +457,22 @@ def test_wrong_types(r50k_pair):
             pytest.fail(f"bad call #{i} did not raise")
 
 
+def test_batches_of_a_list_subclass_iterate_it_as_python_does(r50k_pair):
+    """A plain list is read in place (rust/python/args.rs); a subclass with its own iteration
+    gives the texts that iteration gives, as in tiktoken's batch methods."""
+    sw, tk = r50k_pair
+
+    class Reversed(list):
+        def __iter__(self):
+            return reversed(list(super().__iter__()))
+
+    texts = Reversed(["one text", "and another", "a third"])
+    want = tk.encode_ordinary_batch(texts)
+    assert want == [tk.encode_ordinary(t) for t in reversed(texts)]
+    assert sw.encode_ordinary_batch(texts) == want
+    assert sw.count_batch(texts) == [len(ids) for ids in want]
+
+
 def test_encode_batch_of_str(r50k_pair):
     """tiktoken iterates a str passed to encode_batch (one text per character). Either that or
     a TypeError is acceptable; anything else is not."""
