@@ -19,15 +19,21 @@
 //!
 //! Invariant: bit 0 is a piece start, so the block is scanned as if the text began there (the
 //! scalar scanner's pieces from a start depend only on the bytes from it, so nothing before it
-//! matters). What lies past the first byte ≥ 0x80 or past the block is unknown: a non-ASCII char
+//! matters). What lies past the first unknown byte (≥ 0x80 and not taken as a letter, below) or past the
+//! block is unknown: a non-ASCII char
 //! may be a letter a blank leads, whitespace that extends a run, or a long s that completes a
 //! contraction. [`starts`] returns the horizon below which every start is certain: the byte
 //! before the unknown, and no further than the first byte of a whitespace run that reaches it.
 //!
-//! Downside: a block gives nothing past its first non-ASCII byte, so Korean or Chinese text
-//! goes to the scalar scanner almost whole (the walker skips past the block's non-ASCII bytes
-//! after a block that gave nothing); the rules are a second statement of the pattern, which
-//! the tests hold to the scalar scanner on long random texts over every class boundary.
+//! Non-ASCII letters: the walker marks the bytes of the non-ASCII letters `wide_letters.rs` can
+//! vouch for (Cyrillic, Latin-1's, CJK ideographs, most Hangul) as `letter` and clears them from
+//! `high`; a letter's bytes all carry the bit, so "the byte before is a letter" still means "the
+//! char before is one", and no rule looks at a letter's own bytes otherwise.
+//!
+//! Downside: a block gives nothing past its first unknown byte (a non-ASCII char that is no
+//! such letter: CJK punctuation, a dash, a non-breaking space); the rules are a second
+//! statement of the pattern, which the tests hold to the scalar scanner on long random texts
+//! over every class boundary.
 
 use super::masks::ByteMasks;
 

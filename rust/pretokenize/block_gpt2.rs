@@ -11,7 +11,8 @@
 //! - a `'` that starts a piece followed by `s d m t` or `ll ve re` (lower case only) is a
 //!   contraction: the piece ends after it whatever follows, and its letters start nothing.
 //!
-//! Downside: as for the cl100k family, a block gives nothing past its first non-ASCII byte.
+//! Downside: as for the cl100k family, a block gives nothing past its first unknown byte (the
+//! non-ASCII letters `wide_letters.rs` takes are letters here too).
 
 use super::masks::ByteMasks;
 

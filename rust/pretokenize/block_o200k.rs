@@ -13,7 +13,11 @@
 //!   `'` is no contraction (the suffix is optional once), so the quotes are taken in order;
 //! - Tekken has no contractions and single digits (`CONTRACTIONS`, `DIGITS`).
 //!
-//! Downside: as for the cl100k family, a block gives nothing past its first non-ASCII byte.
+//! Non-ASCII letters of one case (Cyrillic, Latin-1's) come from the walker as letters, the
+//! lower-case ones in `lower` too, so camelCase splits them as it splits ASCII.
+//!
+//! Downside: as for the cl100k family, a block gives nothing past its first unknown byte, and
+//! here letters of neither case (CJK, Hangul, kana) are unknown.
 
 use super::block_cl100k;
 use super::masks::ByteMasks;

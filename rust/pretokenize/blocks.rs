@@ -21,6 +21,7 @@
 
 use super::classes::{tables, Tables};
 use super::masks::{ByteMasks, Classify};
+use super::wide_letters::{leads, CASED, LETTERS};
 use super::SpanSink;
 use crate::error::Result;
 
@@ -29,8 +30,11 @@ use crate::error::Result;
 /// Most bytes the scalar scanner runs on its own before the next block is tried.
 const MAX_SKIP: usize = 4096;
 
+/// `WIDE` (`wide_letters::LETTERS` or `CASED`): how the block rules get the non-ASCII
+/// letters `wide_letters.rs` takes: as letters (the patterns whose words are `\p{L}+`) or as
+/// upper- and lower-case letters (o200k's and Tekken's).
 #[inline(always)]
-pub fn scan(
+pub fn scan<const WIDE: u8>(
     text: &str,
     next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
     starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
@@ -39,7 +43,7 @@ pub fn scan(
     #[cfg(target_arch = "x86_64")]
     if let Some(avx2) = super::masks::Avx2::detect() {
         // SAFETY: `detect` found AVX2 on this CPU.
-        return unsafe { walk_avx2(avx2, text, next_end, starts, sink) };
+        return unsafe { walk_avx2::<WIDE>(avx2, text, next_end, starts, sink) };
     }
     // Without a wide classifier a block costs more than the scalar scanner saves.
     let _ = starts;
@@ -49,18 +53,18 @@ pub fn scan(
 /// [`walk`] compiled with AVX2 on, so the classifier inlines into the loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn walk_avx2(
+unsafe fn walk_avx2<const WIDE: u8>(
     c: super::masks::Avx2,
     text: &str,
     next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
     starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
     sink: &mut impl SpanSink,
 ) -> Result<()> {
-    walk(c, text, next_end, starts, sink)
+    walk::<WIDE>(c, text, next_end, starts, sink)
 }
 
 #[inline(always)]
-fn walk(
+fn walk<const WIDE: u8>(
     c: impl Classify,
     text: &str,
     next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
@@ -68,6 +72,7 @@ fn walk(
     sink: &mut impl SpanSink,
 ) -> Result<()> {
     let t = tables();
+    let wide = leads();
     let b = text.as_bytes();
     let mut i = 0;
     // Below this the scalar scanner runs: past the non-ASCII bytes of a block that gave nothing.
@@ -93,6 +98,21 @@ fn walk(
                 m.end = !super::block_cl100k::below(left as u32);
                 m.high &= !m.end;
             }
+            if WIDE == LETTERS && m.high != 0 {
+                let w = c.wide_letters(block, &wide.letters);
+                m.letter |= w;
+                m.high &= !w;
+            }
+            // Only two-byte chars (Latin, Greek, Cyrillic) are in the cased tables' ranges in
+            // practice: a block whose first non-ASCII char is longer (CJK, Hangul: letters of
+            // neither case) would pay for both lookups and take nothing (Korean: 4% slower).
+            if WIDE == CASED && m.high != 0 && block[m.high.trailing_zeros() as usize] < 0xE0 {
+                let lower = c.wide_letters(block, &wide.lower);
+                let w = lower | c.wide_letters(block, &wide.upper);
+                m.letter |= w;
+                m.lower |= lower;
+                m.high &= !w;
+            }
             let base = i;
             // A non-ASCII byte among the first two leaves no certain start past bit 0 (every
             // horizon stops short of the unknown), so the block rules need not run.
@@ -112,9 +132,16 @@ fn walk(
                 }
                 continue;
             }
-            // Past the block's last non-ASCII byte, and further after each block in a row that
-            // gave nothing: text in another script would pay for a block per few pieces.
-            scalar_until = base + (64 - m.high.leading_zeros() as usize).max(1) + skip;
+            // Past the block's last non-ASCII byte (when it takes wide letters, the first unknown one: the
+            // letters after it are likely to cut a block again), and further after each block
+            // in a row that gave nothing: text in another script would pay for a block per few
+            // pieces.
+            let past = if WIDE == LETTERS {
+                (m.high.trailing_zeros() as usize + 1).min(64)
+            } else {
+                64 - m.high.leading_zeros() as usize
+            };
+            scalar_until = base + past.max(1) + skip;
             skip = (2 * skip + 64).min(MAX_SKIP);
         }
         // A stretch for the scalar scanner: at least one piece.
@@ -135,6 +162,7 @@ fn walk(
 mod tests {
     use super::super::masks::portable::Portable;
     use super::super::tests::Rng;
+    use super::super::wide_letters::{CASED, LETTERS};
     use super::super::{
         block_cl100k, block_gpt2, block_o200k, scan_cl100k, scan_gpt2, scan_o200k, Span,
     };
@@ -211,6 +239,30 @@ mod tests {
             "😀",
             "٣",
             "Ⅻ",
+            // What `wide_letters.rs` takes as letters, and its neighbours that it must not:
+            // Cyrillic words, German's letters beside `×` and `÷`, CJK beside a Yijing symbol
+            // and CJK punctuation, Hangul at the end of its block, a dash and quotes.
+            "д",
+            "Москва",
+            "Я",
+            "ДОМ",
+            "Ä",
+            "ǅ",
+            "ä",
+            "ß",
+            "Straße",
+            "×",
+            "÷",
+            "文字",
+            "\u{4DC0}",
+            "，",
+            "。",
+            "가",
+            "힣",
+            "\u{D7A4}",
+            "—",
+            "«",
+            "»",
         ];
         let units = (rng.next() % max_units) as usize;
         let ascii_only = rng.next().is_multiple_of(2);
@@ -236,18 +288,18 @@ mod tests {
         out
     }
 
-    fn block_spans(
+    fn block_spans<const WIDE: u8>(
         c: impl Classify,
         text: &str,
         next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
         starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
     ) -> Vec<Span> {
         let mut out = Vec::new();
-        walk(c, text, next_end, starts, &mut out).unwrap();
+        walk::<WIDE>(c, text, next_end, starts, &mut out).unwrap();
         out
     }
 
-    fn check_family(
+    fn check_family<const WIDE: u8>(
         seed: u64,
         next_end: impl Fn(&Tables, &[u8], usize) -> usize + Copy,
         starts: impl Fn(&[u8; 64], &ByteMasks) -> (u64, u32) + Copy,
@@ -260,20 +312,24 @@ mod tests {
             let text = random_text(&mut rng, if k % 4 == 0 { 8 } else { 200 });
             let want = scalar_spans(&text, next_end);
             assert_eq!(
-                block_spans(Portable, &text, next_end, starts),
+                block_spans::<WIDE>(Portable, &text, next_end, starts),
                 want,
                 "{text:?}"
             );
             #[cfg(target_arch = "x86_64")]
             if let Some(c) = avx2 {
-                assert_eq!(block_spans(c, &text, next_end, starts), want, "{text:?}");
+                assert_eq!(
+                    block_spans::<WIDE>(c, &text, next_end, starts),
+                    want,
+                    "{text:?}"
+                );
             }
         }
     }
 
     #[test]
     fn gpt2_blocks_cut_like_the_scalar_scanner() {
-        check_family(
+        check_family::<LETTERS>(
             0x5eed_b10c_6972_0005,
             scan_gpt2::next_end,
             block_gpt2::starts,
@@ -282,7 +338,7 @@ mod tests {
 
     #[test]
     fn o200k_blocks_cut_like_the_scalar_scanner() {
-        check_family(
+        check_family::<CASED>(
             0x5eed_b10c_0200_0006,
             scan_o200k::next_end,
             block_o200k::starts::<true, 3>,
@@ -291,7 +347,7 @@ mod tests {
 
     #[test]
     fn tekken_blocks_cut_like_the_scalar_scanner() {
-        check_family(
+        check_family::<CASED>(
             0x5eed_b10c_7e44_0007,
             scan_o200k::next_end_tekken,
             block_o200k::starts::<false, 1>,
@@ -300,7 +356,7 @@ mod tests {
 
     #[test]
     fn cl100k_blocks_cut_like_the_scalar_scanner() {
-        check_family(
+        check_family::<LETTERS>(
             0x5eed_b10c_c100_0001,
             scan_cl100k::next_end,
             block_cl100k::starts::<3, true>,
@@ -309,7 +365,7 @@ mod tests {
 
     #[test]
     fn llama3_blocks_cut_like_the_scalar_scanner() {
-        check_family(
+        check_family::<LETTERS>(
             0x5eed_b10c_11a3_0002,
             scan_cl100k::next_end_llama3,
             block_cl100k::starts::<3, false>,
@@ -318,7 +374,7 @@ mod tests {
 
     #[test]
     fn qwen2_blocks_cut_like_the_scalar_scanner() {
-        check_family(
+        check_family::<LETTERS>(
             0x5eed_b10c_0e12_0003,
             scan_cl100k::next_end_qwen2,
             block_cl100k::starts::<1, false>,

@@ -164,6 +164,11 @@ impl Tables {
         (self.by_char[c as usize], n)
     }
 
+    /// Does `c`, not ASCII, match `(?i)x` for one of the contractions' letters (`ſ` for `s`)?
+    pub fn is_contraction_fold(&self, c: char) -> bool {
+        !c.is_ascii() && self.folds.iter().any(|(_, set)| set.contains(&c))
+    }
+
     /// Does the char at `i` match `(?i)letter`? Returns its length if so.
     #[inline]
     pub fn folds_to(&self, b: &[u8], i: usize, letter: u8) -> Option<usize> {

@@ -8,10 +8,13 @@
 //! walker (`blocks.rs`) checks for AVX2 once per text, not per block, and runs its loop compiled
 //! with AVX2 on, so the classifier inlines into it.
 //!
-//! Only ASCII is classified: bytes ≥ 0x80 are `high`, and the scanners treat everything from
-//! the first of them as unknown. The ASCII members of each class are checked against the
+//! Only ASCII is classified here: bytes ≥ 0x80 are `high`, and the scanners treat everything
+//! from the first of them as unknown, but for the letters `wide_letters.rs` then takes out of
+//! `high` (the walker asks for them only when a block has a non-ASCII byte). The ASCII members of each class are checked against the
 //! Unicode tables the scalar scanners use (`classes.rs`) in the tests below, so the two can
 //! never disagree about, say, `\x0b` being whitespace or `\x1c` not being it.
+
+use super::wide_letters::WideLeads;
 
 /// Bit `k` of each mask says whether byte `k` of the block is in the class.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,6 +54,9 @@ impl ByteMasks {
 /// A way to classify a block; the block scanners are generic over it.
 pub trait Classify: Copy {
     fn classify(self, block: &[u8; 64]) -> ByteMasks;
+
+    /// The bytes of the block's non-ASCII letters that `w` takes (`wide_letters.rs`).
+    fn wide_letters(self, block: &[u8; 64], w: &WideLeads) -> u64;
 }
 
 /// The portable classifier: one table load per byte. Too slow to pay for the blocks (the
@@ -58,7 +64,7 @@ pub trait Classify: Copy {
 /// to it.
 #[cfg(test)]
 pub mod portable {
-    use super::{ByteMasks, Classify};
+    use super::{ByteMasks, Classify, WideLeads};
 
     pub const LETTER: u8 = 1;
     pub const DIGIT: u8 = 2;
@@ -114,6 +120,11 @@ pub mod portable {
             }
             m
         }
+
+        #[inline(always)]
+        fn wide_letters(self, block: &[u8; 64], w: &WideLeads) -> u64 {
+            crate::pretokenize::wide_letters::portable(block, w)
+        }
     }
 }
 
@@ -138,6 +149,12 @@ impl Classify for Avx2 {
         // SAFETY: an `Avx2` exists only where `detect` found AVX2; the loads read the 64 bytes
         // of `block` (unaligned loads).
         unsafe { classify_avx2(block) }
+    }
+
+    #[inline(always)]
+    fn wide_letters(self, block: &[u8; 64], w: &WideLeads) -> u64 {
+        // SAFETY: as for `classify`.
+        unsafe { super::wide_letters::avx2(block, w) }
     }
 }
 

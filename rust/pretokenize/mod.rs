@@ -16,6 +16,7 @@ mod scan_cl100k;
 mod scan_deepseek;
 mod scan_gpt2;
 mod scan_o200k;
+mod wide_letters;
 
 use crate::error::{Error, Result};
 pub use scan_deepseek::DEEPSEEK_V3_SPLITS;
@@ -243,34 +244,37 @@ impl Pattern {
     #[inline]
     pub fn for_each_span(&self, text: &str, sink: &mut impl SpanSink) -> Result<()> {
         match &self.engine {
-            Engine::Scanner(Scanner::Gpt2) => {
-                blocks::scan(text, scan_gpt2::next_end, block_gpt2::starts, sink)
-            }
-            Engine::Scanner(Scanner::Cl100k) => blocks::scan(
+            Engine::Scanner(Scanner::Gpt2) => blocks::scan::<{ wide_letters::LETTERS }>(
+                text,
+                scan_gpt2::next_end,
+                block_gpt2::starts,
+                sink,
+            ),
+            Engine::Scanner(Scanner::Cl100k) => blocks::scan::<{ wide_letters::LETTERS }>(
                 text,
                 scan_cl100k::next_end,
                 block_cl100k::starts::<3, true>,
                 sink,
             ),
-            Engine::Scanner(Scanner::O200k) => blocks::scan(
+            Engine::Scanner(Scanner::O200k) => blocks::scan::<{ wide_letters::CASED }>(
                 text,
                 scan_o200k::next_end,
                 block_o200k::starts::<true, 3>,
                 sink,
             ),
-            Engine::Scanner(Scanner::Llama3) => blocks::scan(
+            Engine::Scanner(Scanner::Llama3) => blocks::scan::<{ wide_letters::LETTERS }>(
                 text,
                 scan_cl100k::next_end_llama3,
                 block_cl100k::starts::<3, false>,
                 sink,
             ),
-            Engine::Scanner(Scanner::Qwen2) => blocks::scan(
+            Engine::Scanner(Scanner::Qwen2) => blocks::scan::<{ wide_letters::LETTERS }>(
                 text,
                 scan_cl100k::next_end_qwen2,
                 block_cl100k::starts::<1, false>,
                 sink,
             ),
-            Engine::Scanner(Scanner::Tekken) => blocks::scan(
+            Engine::Scanner(Scanner::Tekken) => blocks::scan::<{ wide_letters::CASED }>(
                 text,
                 scan_o200k::next_end_tekken,
                 block_o200k::starts::<false, 1>,
