@@ -655,3 +655,27 @@ def test_a_change_after_encoding_is_seen_as_in_hf():
             step(lib, tok)
         mine, theirs = (t.encode("HELLO world! hello foo") for t in tokenizers)
         assert _view(mine) == _view(theirs)
+
+
+@pytest.mark.parametrize("collector_on", [True, False])
+def test_a_batch_leaves_the_collector_as_it_was_and_its_results_whole(collector_on):
+    # encode_batch keeps Python's collector off while it makes its results; it must come back
+    # on (or stay off) after a batch, after a failed one, and the results must be HF's.
+    import gc
+
+    mine, theirs = _pair({"[UNK]": 0, "a": 1, "b": 2}, "[UNK]", None, 0)
+    texts = ["a b", "b a c", "", "a"] * 50
+    was = gc.isenabled()
+    try:
+        gc.enable() if collector_on else gc.disable()
+        got = mine.encode_batch(texts)
+        assert gc.isenabled() is collector_on
+        with pytest.raises(ValueError, match="surrogate"):
+            mine.encode_batch(["a", "\ud800"])
+        assert gc.isenabled() is collector_on
+    finally:
+        gc.enable() if was else gc.disable()
+    want = theirs.encode_batch(texts)
+    assert [_view(e) for e in got] == [_view(e) for e in want]
+    assert all(e.overflowing == [] for e in got)
+    assert pickle.loads(pickle.dumps(got[1])) == got[1]

@@ -319,7 +319,14 @@ where
 
 /// A result and its overflowing windows (which may have their own), in pre-order, each with
 /// the index of its parent (-1 for the result itself).
-type Tree = Vec<(i64, PyColumns)>;
+/// A result as Python's `Encoding._from_tree` takes it: its columns object alone when it has no
+/// windows (the common case, and in a batch of short texts a list, a tuple and an int fewer
+/// per result), else the tree in pre-order, each node with its parent's index (-1 for the root).
+#[derive(IntoPyObject)]
+enum Tree {
+    Lone(PyColumns),
+    Nodes(Vec<(i64, PyColumns)>),
+}
 
 /// A result's columns as Python gives them back to `post_process`: ids, tokens, type ids,
 /// offsets, word ids (None for a token a post-processor added) and the attention mask (0 for
@@ -379,7 +386,7 @@ fn tree(p: &Arc<Pipeline>, e: Encoded) -> Tree {
         w: Windows,
         parent: i64,
         strings: &Arc<Vec<String>>,
-        out: &mut Tree,
+        out: &mut Vec<(i64, PyColumns)>,
     ) {
         let me = out.len() as i64;
         let Windows { enc, overflow } = w;
@@ -395,9 +402,17 @@ fn tree(p: &Arc<Pipeline>, e: Encoded) -> Tree {
             walk(p, o, me, strings, out);
         }
     }
+    let strings = Arc::new(e.strings);
+    if e.main.overflow.is_empty() {
+        return Tree::Lone(PyColumns {
+            enc: e.main.enc,
+            strings,
+            pipeline: p.clone(),
+        });
+    }
     let mut out = Vec::new();
-    walk(p, e.main, -1, &Arc::new(e.strings), &mut out);
-    out
+    walk(p, e.main, -1, &strings, &mut out);
+    Tree::Nodes(out)
 }
 
 /// Truncation as Python passes it: max_length, stride, strategy, direction.

@@ -8,7 +8,9 @@ post-processors run in the pipeline; truncation and padding come with the rest o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copyreg
+import gc
 import json
 from typing import Any
 
@@ -33,7 +35,9 @@ class Encoding:
     and sequence indexes (None for tokens a post-processor added), type ids and the masks."""
 
     # The columns, in ``_COLUMNS`` order: lists, or None until read from ``_source`` (the
-    # core's ``EncodingColumns``), so a caller reading only ``ids`` builds no other list.
+    # core's ``EncodingColumns``), so a caller reading only ``ids`` builds no other list. A
+    # result made from the core starts with ``_columns`` None and ``_overflowing`` None (no
+    # windows): a batch of short texts pays for no list per result until one is read.
     __slots__ = ("_columns", "_source", "_pair", "_overflowing")
 
     def __init__(
@@ -51,24 +55,36 @@ class Encoding:
         ]
         self._source = None
         self._pair = pair
-        self._overflowing: list[Encoding] = []
+        self._overflowing: list[Encoding] | None = None
 
     @classmethod
-    def _from_tree(cls, tree: list, pair: bool) -> Encoding:
-        # Pre-order, each with its parent's index: the result, then its windows; each given
-        # as the core's columns object or as lists (an unpickled result).
+    def _of(cls, columns, pair: bool) -> Encoding:
+        """A result read from the core's columns object, with no windows."""
+        e = cls.__new__(cls)
+        e._columns = None
+        e._source = columns
+        e._pair = pair
+        e._overflowing = None
+        return e
+
+    @classmethod
+    def _from_tree(cls, tree, pair: bool) -> Encoding:
+        # The core gives a result without windows as its columns object alone; otherwise a
+        # tree in pre-order, each node with its parent's index: the result, then its windows,
+        # each given as the core's columns object or as lists (an unpickled result).
+        if not isinstance(tree, list):
+            return cls._of(tree, pair)
         made: list[Encoding] = []
         for parent, columns in tree:
             if isinstance(columns, (list, tuple)):
                 e = cls(*columns, pair)
             else:
-                e = cls.__new__(cls)
-                e._columns = [None] * len(_COLUMNS)
-                e._source = columns
-                e._pair = pair
-                e._overflowing = []
+                e = cls._of(columns, pair)
             if parent >= 0:
-                made[parent]._overflowing.append(e)
+                up = made[parent]
+                if up._overflowing is None:
+                    up._overflowing = []
+                up._overflowing.append(e)
             made.append(e)
         return made[0]
 
@@ -93,10 +109,14 @@ class Encoding:
     @property
     def overflowing(self) -> list[Encoding]:
         """The windows truncation cut off (each ``stride`` tokens overlapping the one before)."""
+        if self._overflowing is None:
+            self._overflowing = []
         return self._overflowing
 
     def __len__(self) -> int:
-        return len(self._source) if self._columns[0] is None else len(self._columns[0])
+        if self._columns is None or self._columns[0] is None:
+            return len(self._source)
+        return len(self._columns[0])
 
     def __repr__(self) -> str:
         head = self.ids[:8]
@@ -165,9 +185,12 @@ _COLUMNS = (
 
 def _column(k: int, name: str) -> property:
     def get(self):
-        value = self._columns[k]
+        columns = self._columns
+        if columns is None:
+            columns = self._columns = [None] * len(_COLUMNS)
+        value = columns[k]
         if value is None:
-            value = self._columns[k] = self._source.column(k)
+            value = columns[k] = self._source.column(k)
         return value
 
     return property(get, doc=f"The {name} column (read-only, as in HF).")
@@ -189,6 +212,21 @@ def _result_tree(result) -> list:
 
     walk(result, -1)
     return tree
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic collector off while a batch's results are made, and back as it was: each
+    result is a tracked object, so tens of thousands of them set off collections that walk
+    every object made so far (a quarter of a batch of 25 K lines' time). Counts are kept, so a
+    collection that is due runs after the batch."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _reduce_core_result(result):
@@ -459,27 +497,36 @@ class Tokenizer:
                 "encode_batch takes a list of inputs, got a single string: wrap it in a list "
                 "or call encode"
             )
-        inputs = []
-        for k, item in enumerate(input):
-            what = f"encode_batch: item {k}"
-            single = isinstance(item, str) or (
-                is_pretokenized and isinstance(item, list) and all(isinstance(w, str) for w in item)
-            )
-            if single:
-                inputs.append((self._sequence(item, is_pretokenized, what), None))
-            elif isinstance(item, (tuple, list)) and len(item) == 2:
-                inputs.append(
-                    (
-                        self._sequence(item[0], is_pretokenized, what),
-                        self._sequence(item[1], is_pretokenized, what),
+        if not is_pretokenized and type(input) is list and all(type(x) is str for x in input):
+            # The common batch, a list of texts, without the per-item checks below (the core
+            # still refuses what it cannot encode, e.g. a lone surrogate).
+            inputs = [(x, None) for x in input]
+        else:
+            inputs = []
+            for k, item in enumerate(input):
+                what = f"encode_batch: item {k}"
+                single = isinstance(item, str) or (
+                    is_pretokenized
+                    and isinstance(item, list)
+                    and all(isinstance(w, str) for w in item)
+                )
+                if single:
+                    inputs.append((self._sequence(item, is_pretokenized, what), None))
+                elif isinstance(item, (tuple, list)) and len(item) == 2:
+                    inputs.append(
+                        (
+                            self._sequence(item[0], is_pretokenized, what),
+                            self._sequence(item[1], is_pretokenized, what),
+                        )
                     )
-                )
-            else:
-                raise TypeError(
-                    f"{what} must be a sequence or a (sequence, pair) pair, got {item!r}"
-                )
-        results = self._core().encode_batch(inputs, bool(add_special_tokens))
-        return [self._result(r, p is not None) for r, (_, p) in zip(results, inputs)]
+                else:
+                    raise TypeError(
+                        f"{what} must be a sequence or a (sequence, pair) pair, got {item!r}"
+                    )
+        with _collector_paused():
+            results = self._core().encode_batch(inputs, bool(add_special_tokens))
+            result = self._result
+            return [result(r, p is not None) for r, (_, p) in zip(results, inputs)]
 
     def encode_batch_fast(
         self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
