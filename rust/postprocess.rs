@@ -35,6 +35,12 @@ pub struct Encoding {
 pub const NO_WORD: u32 = u32::MAX;
 
 impl Encoding {
+    pub fn with_capacity(tokens: usize) -> Self {
+        Encoding {
+            toks: Vec::with_capacity(tokens),
+        }
+    }
+
     pub fn push(&mut self, id: u32, offsets: (u32, u32), word: u32) {
         self.toks.push(Token {
             id,

@@ -174,6 +174,25 @@ impl Matcher {
 /// A stretch of text: a token's id, or none for text the rest of the pipeline encodes.
 pub type Stretch = (Option<u32>, usize, usize);
 
+/// A text's stretches: the whole text, without an allocation (a vocabulary with no added token
+/// that could match, the common case on every text of a batch), or the list.
+#[derive(Debug)]
+pub enum Stretches {
+    One([Stretch; 1]),
+    Many(Vec<Stretch>),
+}
+
+impl std::ops::Deref for Stretches {
+    type Target = [Stretch];
+
+    fn deref(&self) -> &[Stretch] {
+        match self {
+            Stretches::One(one) => one,
+            Stretches::Many(all) => all,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct AddedVocabulary {
     /// By id, ascending.
@@ -271,18 +290,18 @@ impl AddedVocabulary {
     }
 
     /// The raw text's stretches, cut at the tokens that are not normalized.
-    pub fn split_raw(&self, text: &str) -> Vec<Stretch> {
+    pub fn split_raw(&self, text: &str) -> Stretches {
         self.split(text, self.raw.as_ref())
     }
 
     /// A normalized stretch's stretches, cut at the normalized tokens.
-    pub fn split_normalized(&self, text: &str) -> Vec<Stretch> {
+    pub fn split_normalized(&self, text: &str) -> Stretches {
         self.split(text, self.normalized.as_ref())
     }
 
-    fn split(&self, text: &str, matcher: Option<&Matcher>) -> Vec<Stretch> {
+    fn split(&self, text: &str, matcher: Option<&Matcher>) -> Stretches {
         let Some(m) = matcher else {
-            return vec![(None, 0, text.len())];
+            return Stretches::One([(None, 0, text.len())]);
         };
         let mut out = Vec::new();
         let mut done = 0;
@@ -330,7 +349,7 @@ impl AddedVocabulary {
         if out.is_empty() {
             out.push((None, 0, 0));
         }
-        out
+        Stretches::Many(out)
     }
 
     /// HF's `add_tokens`: each token gets the model's id for its content, else the next new

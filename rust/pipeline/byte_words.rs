@@ -28,6 +28,8 @@ pub struct ByteWords {
     word: String,
     /// Per byte of `word`, the offset in the original text of the byte it stands for.
     from: Vec<usize>,
+    /// The scanner's pieces of the stretch being walked, kept between stretches for its room.
+    spans: Vec<crate::pretokenize::Span>,
 }
 
 impl ByteWords {
@@ -56,7 +58,25 @@ impl ByteWords {
         // for the first byte).
         let shift = usize::from(prefixed);
         let bytes = scanned.as_bytes();
-        for (s, e) in scanner.spans(scanned)? {
+        let mut spans = std::mem::take(&mut self.spans);
+        spans.clear();
+        scanner.for_each_span(scanned, &mut spans)?;
+        let walked = self.walk_spans(&spans, start, shift, bytes, &mut f);
+        self.spans = spans;
+        walked
+    }
+
+    /// [`Self::for_each`] over the scanner's pieces `spans` of `bytes` (the stretch from `start`,
+    /// `shift` bytes of it the space put first).
+    fn walk_spans(
+        &mut self,
+        spans: &[crate::pretokenize::Span],
+        start: usize,
+        shift: usize,
+        bytes: &[u8],
+        f: &mut impl FnMut(&Self) -> Result<()>,
+    ) -> Result<()> {
+        for &(s, e) in spans {
             if s == e {
                 continue;
             }
@@ -71,6 +91,21 @@ impl ByteWords {
             f(self)?;
         }
         Ok(())
+    }
+
+    /// Let go of buffers a long text grew past `max_bytes`, so a thread keeps no more than that
+    /// after it.
+    pub fn trim(&mut self, max_bytes: usize) {
+        fn cap<T>(v: &mut Vec<T>, max_bytes: usize) {
+            if v.capacity() * std::mem::size_of::<T>() > max_bytes {
+                *v = Vec::new();
+            }
+        }
+        if self.word.capacity() > max_bytes {
+            self.word = String::new();
+        }
+        cap(&mut self.from, max_bytes);
+        cap(&mut self.spans, max_bytes);
     }
 
     pub fn word(&self) -> &str {
@@ -112,4 +147,44 @@ impl ByteWords {
 
 fn is_continuation(b: u8) -> bool {
     b & 0xC0 == 0x80
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pretokenize::{Pattern, GPT2_PATTERN};
+
+    fn words(w: &mut ByteWords, text: &str) -> Vec<(String, usize)> {
+        let scanner = Pattern::new(GPT2_PATTERN).unwrap();
+        let mut out = Vec::new();
+        w.for_each(&scanner, false, text, (0, text.len()), |w| {
+            out.push((w.word().to_string(), w.start()));
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    /// The buffers kept between texts give the same words as fresh ones, and `trim` lets go of
+    /// those a long text grew past the limit while keeping a short text's.
+    #[test]
+    fn kept_buffers_cut_alike_and_a_long_texts_buffers_are_let_go() {
+        let mut kept = ByteWords::default();
+        let long = "word ".repeat(100_000);
+        for text in ["hello world", long.as_str(), "é ü", ""] {
+            assert_eq!(
+                words(&mut kept, text),
+                words(&mut ByteWords::default(), text)
+            );
+        }
+        words(&mut kept, &long);
+        assert!(kept.spans.capacity() * std::mem::size_of::<crate::pretokenize::Span>() > 1 << 20);
+        kept.trim(1 << 20);
+        assert_eq!(kept.spans.capacity(), 0);
+        words(&mut kept, "a few words");
+        let small = kept.spans.capacity();
+        kept.trim(1 << 20);
+        assert_eq!(kept.spans.capacity(), small);
+        assert!(small > 0);
+    }
 }

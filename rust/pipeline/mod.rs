@@ -232,7 +232,13 @@ impl Pipeline {
     }
 
     fn encode_input(&self, input: Input<'_>, strings: &mut Vec<String>) -> Result<Encoding> {
-        let mut out = Encoding::default();
+        // Room for about a token per four bytes (English with a 100 K vocabulary makes one per
+        // 4.4): grown one token at a time, a line's result was a few reallocations.
+        let bytes = match input {
+            Input::Text(text) => text.len(),
+            Input::Words(words) => words.iter().map(String::len).sum(),
+        };
+        let mut out = Encoding::with_capacity(bytes / 4 + 4);
         match input {
             Input::Text(text) => {
                 let mut word = 0;
@@ -263,8 +269,12 @@ impl Pipeline {
         strings: &mut Vec<String>,
     ) -> Result<()> {
         let chars = CharIndex::new(text);
-        let mut model_tokens: Vec<ModelToken> = Vec::new();
-        self.walk(text, |part| {
+        let mut scratch = Scratch::take();
+        let Scratch {
+            words,
+            model_tokens,
+        } = &mut scratch;
+        let walked = self.walk(text, words, |part| {
             match part {
                 Part::Added {
                     id,
@@ -278,9 +288,9 @@ impl Pipeline {
                 }
                 Part::Bytes(piece) => {
                     model_tokens.clear();
-                    self.model.tokenize(piece.word(), &mut model_tokens)?;
+                    self.model.tokenize(piece.word(), model_tokens)?;
                     let len = piece.word().len();
-                    for t in &model_tokens {
+                    for t in model_tokens.iter() {
                         let (start, end) =
                             piece.original_range(text, t.start.min(len), t.end.min(len));
                         out.push(t.id, (chars.at(start), chars.at(end)), *word);
@@ -288,9 +298,9 @@ impl Pipeline {
                 }
                 Part::Word(piece) => {
                     model_tokens.clear();
-                    self.model.tokenize(piece.normalized(), &mut model_tokens)?;
+                    self.model.tokenize(piece.normalized(), model_tokens)?;
                     let len = piece.normalized().len();
-                    for t in &model_tokens {
+                    for t in model_tokens.iter() {
                         // A model's byte ranges can overrun the piece (HF's BPE counts the
                         // prefix's bytes of a byte fallback and skips dropped characters):
                         // keep them inside. (HF lets them run on into the text after the
@@ -302,19 +312,25 @@ impl Pipeline {
             }
             *word += 1;
             Ok(())
-        })
+        });
+        scratch.put_back();
+        walked
     }
 
     /// What the model sees of `text`, in order: added tokens cut out of the raw text first,
     /// then, in each stretch between them, the normalizer, added tokens cut out of the
     /// normalized text, and the pre-tokenizer's non-empty pieces.
-    fn walk(&self, text: &str, mut f: impl FnMut(Part<'_>) -> Result<()>) -> Result<()> {
+    fn walk(
+        &self,
+        text: &str,
+        words: &mut ByteWords,
+        mut f: impl FnMut(Part<'_>) -> Result<()>,
+    ) -> Result<()> {
         if text.is_empty() {
             // HF hands an empty text to no stage (a normalizer that appends sees nothing).
             return Ok(());
         }
-        let mut words = ByteWords::default();
-        for (id, start, end) in self.added.split_raw(text) {
+        for &(id, start, end) in self.added.split_raw(text).iter() {
             if let Some(id) = id {
                 f(Part::Added {
                     id,
@@ -325,7 +341,7 @@ impl Pipeline {
                 continue;
             }
             if let Some(scanner) = self.byte_level_scanner(&text[start..end]) {
-                self.walk_bytes(text, (start, end), scanner, &mut words, &mut f)?;
+                self.walk_bytes(text, (start, end), scanner, words, &mut f)?;
                 continue;
             }
             let mut stretch = Normalized::of_range(text, start, end);
@@ -338,7 +354,7 @@ impl Pipeline {
                 self.walk_words(text, stretch, &mut f)?;
                 continue;
             }
-            for (id, s, e) in parts {
+            for &(id, s, e) in parts.iter() {
                 let piece = stretch.slice(s, e);
                 match id {
                     Some(id) if !piece.normalized().is_empty() => {
@@ -386,7 +402,7 @@ impl Pipeline {
         f: &mut impl FnMut(Part<'_>) -> Result<()>,
     ) -> Result<()> {
         let stretch = &text[start..end];
-        for (id, s, e) in self.added.split_normalized(stretch) {
+        for &(id, s, e) in self.added.split_normalized(stretch).iter() {
             match id {
                 Some(id) if s < e => f(Part::Added {
                     id,
@@ -488,7 +504,7 @@ impl Pipeline {
     /// byte offset in `text` where its original text starts (ascending): what HF's trainers
     /// count. Added tokens are cut out first and never counted.
     pub fn for_each_word(&self, text: &str, mut f: impl FnMut(&str, usize)) -> Result<()> {
-        self.walk(text, |part| {
+        self.walk(text, &mut ByteWords::default(), |part| {
             match part {
                 Part::Word(piece) => f(piece.normalized(), piece.original_range(0, 0).0),
                 Part::Bytes(piece) => f(piece.word(), piece.start()),
@@ -568,6 +584,37 @@ enum Part<'a> {
 }
 
 /// Byte offset → character offset of one text.
+/// The buffers an encode reuses from one text to the next on a thread (a batch of short texts
+/// paid an allocation and a free for each of them, text by text).
+#[derive(Default)]
+struct Scratch {
+    words: ByteWords,
+    model_tokens: Vec<ModelToken>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::default();
+}
+
+impl Scratch {
+    /// This thread's buffers, taken: a stage that calls back into a pipeline on the same
+    /// thread (a Python component) finds none and makes its own, so nothing is shared.
+    fn take() -> Self {
+        SCRATCH.with(std::cell::Cell::take)
+    }
+
+    /// Most bytes a buffer keeps between texts: a long text's pieces are let go after it.
+    const KEEP_BYTES: usize = 256 << 10;
+
+    fn put_back(mut self) {
+        self.words.trim(Self::KEEP_BYTES);
+        if self.model_tokens.capacity() * std::mem::size_of::<ModelToken>() > Self::KEEP_BYTES {
+            self.model_tokens = Vec::new();
+        }
+        SCRATCH.with(|s| s.set(self));
+    }
+}
+
 struct CharIndex {
     /// The character count before each byte (and one past the end), for non-ASCII text; empty
     /// when the text is ASCII and the two are the same.
