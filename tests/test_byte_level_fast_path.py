@@ -125,3 +125,41 @@ def test_training_through_the_fast_path_learns_the_general_paths_merges(trio):
         tok.train_from_iterator(LINES, trainer)
         learned.append(json.loads(tok.to_str())["model"]["merges"])
     assert learned[0] == learned[1] and len(learned[0]) > 100
+
+
+def test_a_long_text_not_all_in_nfc_equals_hf():
+    # Qwen's shape with its added tokens all special (matched in raw text, as in its real files):
+    # a long stretch holding a few decomposed chars is cut at safe points into parts, each
+    # taking the byte-level path if it is in NFC and the general one if not. Ids, tokens,
+    # offsets and word ids must be HF's on the whole text, decomposed chars next to the cuts
+    # included.
+    normalizer, pre_tokenizer = SHAPES["qwen2"]
+    theirs = hf.Tokenizer(hf.models.BPE())
+    theirs.normalizer = normalizer()
+    theirs.pre_tokenizer = pre_tokenizer()
+    theirs.decoder = hf.decoders.ByteLevel()
+    trainer = hf.trainers.BpeTrainer(
+        vocab_size=600,
+        initial_alphabet=hf.pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    theirs.train_from_iterator(LINES, trainer)
+    theirs.add_special_tokens([ADDED[0]])
+    fast = ours.Tokenizer.from_str(theirs.to_str())
+    lines = (DEMO.splitlines() * 100)[:1200]
+    # Decomposed chars at a line's start (right after a cut), at its end (right before one)
+    # and inside, every so many lines; a special token in the middle (the stretches on either
+    # side are long enough to be cut).
+    for k in range(0, len(lines), 97):
+        lines[k] = "e\u0301" + lines[k]
+        lines[k + 5] += " a\u0308"
+        lines[k + 9] = lines[k + 9][:7] + "\u1100\u1161" + lines[k + 9][7:]
+    lines[600] += ADDED[0]
+    text = "\n".join(lines)
+    assert len(text) > 50_000
+    want = theirs.encode(text)
+    got = fast.encode(text)
+    assert got.ids == want.ids
+    assert got.tokens == want.tokens
+    assert got.offsets == want.offsets
+    assert got.word_ids == want.word_ids

@@ -263,6 +263,11 @@ impl AddedVocabulary {
         self.tokens.is_empty()
     }
 
+    /// Is there an added token matched in normalized text (one whose `normalized` is set)?
+    pub fn matches_normalized(&self) -> bool {
+        self.normalized.is_some()
+    }
+
     pub fn tokens(&self) -> &[(u32, AddedToken)] {
         &self.tokens
     }
