@@ -166,6 +166,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CL100K_PATTERN", crate::pretokenize::CL100K_PATTERN)?;
     m.add("O200K_PATTERN", crate::pretokenize::O200K_PATTERN)?;
     m.add("LLAMA3_PATTERN", crate::pretokenize::LLAMA3_PATTERN)?;
+    m.add("DEEPSEEK_V3_SPLITS", crate::pretokenize::DEEPSEEK_V3_SPLITS)?;
     m.add("QWEN2_PATTERN", crate::pretokenize::QWEN2_PATTERN)?;
     m.add("TEKKEN_PATTERN", crate::pretokenize::TEKKEN_PATTERN)?;
     Ok(())

@@ -41,12 +41,24 @@ def _split_then_bytes(pattern: str):
     )
 
 
-# shape: (normalizer, pre-tokenizer); Qwen's NFC leaves the fast path only for text not in NFC.
+def _splits_then_bytes(patterns) -> hf.pre_tokenizers.Sequence:
+    return hf.pre_tokenizers.Sequence(
+        [hf.pre_tokenizers.Split(hf.Regex(p), behavior="isolated", invert=False) for p in patterns]
+        + [hf.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+    )
+
+
+# shape: (normalizer, pre-tokenizer); Qwen's NFC leaves the fast path only for text not in NFC;
+# DeepSeek-V3's file has an empty Sequence of normalizers and a chain of three Splits.
 SHAPES = {
     "gpt2": (None, lambda: hf.pre_tokenizers.ByteLevel(add_prefix_space=False)),
     "roberta": (None, lambda: hf.pre_tokenizers.ByteLevel(add_prefix_space=True)),
     "llama3": (None, lambda: _split_then_bytes(subword._core.LLAMA3_PATTERN)),
     "qwen2": (hf.normalizers.NFC, lambda: _split_then_bytes(subword._core.QWEN2_PATTERN)),
+    "deepseek_v3": (
+        lambda: hf.normalizers.Sequence([]),
+        lambda: _splits_then_bytes(subword._core.DEEPSEEK_V3_SPLITS),
+    ),
 }
 
 
@@ -74,10 +86,14 @@ def trio(request):
     theirs = _hf_tokenizer(request.param)
     doc = json.loads(theirs.to_str())
     fast = ours.Tokenizer.from_str(json.dumps(doc))
-    # The same normalizer (or none) inside a Sequence: the general path, the same results.
+    # The same normalizer (or none) inside a Sequence inside a Sequence: the same results, and
+    # a normalizer the pipeline does not take for "unchanged" (an empty Sequence it does), so
+    # the general path.
     doc["normalizer"] = {
         "type": "Sequence",
-        "normalizers": [doc["normalizer"]] * bool(doc["normalizer"]),
+        "normalizers": [
+            {"type": "Sequence", "normalizers": [doc["normalizer"]] * bool(doc["normalizer"])}
+        ],
     }
     general = ours.Tokenizer.from_str(json.dumps(doc))
     return theirs, fast, general

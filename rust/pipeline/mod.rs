@@ -434,7 +434,9 @@ impl Pipeline {
     fn byte_level_scanner(&self, stretch: &str) -> Option<(&crate::pretokenize::Pattern, bool)> {
         let scanner = self.pre_tokenizer.as_ref()?.byte_level_scanner()?;
         let unchanged = match &self.normalizer {
+            // DeepSeek-V3's file has an empty Sequence.
             None => true,
+            Some(Normalizer::Sequence(steps)) if steps.is_empty() => true,
             Some(Normalizer::Unicode(UnicodeForm::Nfc)) => {
                 is_nfc_quick(stretch.chars()) == IsNormalized::Yes
             }

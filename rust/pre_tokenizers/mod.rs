@@ -19,7 +19,7 @@ use crate::bert::split::is_punctuation;
 use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
 use crate::normalizers::Normalized;
-use crate::pretokenize::Pattern;
+use crate::pretokenize::{Pattern, DEEPSEEK_V3_SPLITS};
 use serde_json::{json, Value};
 use split::{apply, chars_matching, regex_matches};
 use std::sync::LazyLock;
@@ -117,12 +117,30 @@ impl PreTokenizer {
     /// then cuts and maps texts itself, without the per-byte alignments a general pre-tokenizer
     /// keeps (`byte_words.rs`).
     pub fn byte_level_scanner(&self) -> Option<(&Pattern, bool)> {
+        fn deepseek_chain() -> &'static Pattern {
+            static CHAIN: std::sync::OnceLock<Pattern> = std::sync::OnceLock::new();
+            CHAIN.get_or_init(|| {
+                let parts = DEEPSEEK_V3_SPLITS.map(String::from);
+                Pattern::isolated_splits(&parts).expect("DeepSeek-V3's splits are built in")
+            })
+        }
         let maps_only = |o: &ByteLevelOptions| !o.add_prefix_space && !o.use_regex;
         match self {
             PreTokenizer::ByteLevel(o) if o.use_regex => Some((&rewrite::GPT2, o.add_prefix_space)),
             PreTokenizer::Sequence(parts) => match parts.as_slice() {
                 [PreTokenizer::Split(s), PreTokenizer::ByteLevel(o)] if maps_only(o) => {
                     Some((s.isolating_scanner()?, false))
+                }
+                // DeepSeek-V3's chain of three isolating Splits: the encoders' scanner of the
+                // chain (`pretokenize::scan_deepseek`) cuts what the three cut in turn.
+                [PreTokenizer::Split(a), PreTokenizer::Split(b), PreTokenizer::Split(c), PreTokenizer::ByteLevel(o)]
+                    if maps_only(o)
+                        && [a, b, c]
+                            .iter()
+                            .zip(DEEPSEEK_V3_SPLITS)
+                            .all(|(s, p)| s.isolates_regex(p)) =>
+                {
+                    Some((deepseek_chain(), false))
                 }
                 _ => None,
             },

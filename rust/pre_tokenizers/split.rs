@@ -188,6 +188,15 @@ impl Split {
 
     /// The scanner when this Split keeps each of its matches as one piece (behavior
     /// isolated, not inverted): its pieces are then exactly the scanner's, which tile the text.
+    /// Is this the isolating, not inverted Split on the regex `pattern` (as a tokenizer.json
+    /// writes it)?
+    pub fn isolates_regex(&self, pattern: &str) -> bool {
+        self.is_regex
+            && self.pattern == pattern
+            && self.behavior == Behavior::Isolated
+            && !self.invert
+    }
+
     pub fn isolating_scanner(&self) -> Option<&Pattern> {
         (self.behavior == Behavior::Isolated && !self.invert)
             .then_some(self.scanner.as_ref())
