@@ -62,7 +62,9 @@ SHAPES = {
 }
 
 
-def _hf_tokenizer(shape: str) -> hf.Tokenizer:
+def _hf_tokenizer(shape: str, only_special: bool = False) -> hf.Tokenizer:
+    """HF's tokenizer of `shape`, trained on LINES, with a special token and (unless
+    `only_special`) two added tokens matched in normalized text."""
     normalizer, pre_tokenizer = SHAPES[shape]
     tok = hf.Tokenizer(hf.models.BPE())
     tok.pre_tokenizer = pre_tokenizer()
@@ -76,7 +78,8 @@ def _hf_tokenizer(shape: str) -> hf.Tokenizer:
     )
     tok.train_from_iterator(LINES, trainer)
     tok.add_special_tokens([ADDED[0]])
-    tok.add_tokens([hf.AddedToken(ADDED[1], single_word=True), ADDED[2]])
+    if not only_special:
+        tok.add_tokens([hf.AddedToken(ADDED[1], single_word=True), ADDED[2]])
     return tok
 
 
@@ -149,18 +152,7 @@ def test_a_long_text_not_all_in_nfc_equals_hf():
     # taking the byte-level path if it is in NFC and the general one if not. Ids, tokens,
     # offsets and word ids must be HF's on the whole text, decomposed chars next to the cuts
     # included.
-    normalizer, pre_tokenizer = SHAPES["qwen2"]
-    theirs = hf.Tokenizer(hf.models.BPE())
-    theirs.normalizer = normalizer()
-    theirs.pre_tokenizer = pre_tokenizer()
-    theirs.decoder = hf.decoders.ByteLevel()
-    trainer = hf.trainers.BpeTrainer(
-        vocab_size=600,
-        initial_alphabet=hf.pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    theirs.train_from_iterator(LINES, trainer)
-    theirs.add_special_tokens([ADDED[0]])
+    theirs = _hf_tokenizer("qwen2", only_special=True)
     fast = ours.Tokenizer.from_str(theirs.to_str())
     lines = (DEMO.splitlines() * 100)[:1200]
     # Decomposed chars at a line's start (right after a cut), at its end (right before one)
