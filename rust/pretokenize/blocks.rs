@@ -103,10 +103,12 @@ fn walk<const WIDE: u8>(
                 m.letter |= w;
                 m.high &= !w;
             }
-            // Only two-byte chars (Latin, Greek, Cyrillic) are in the cased tables' ranges in
-            // practice: a block whose first non-ASCII char is longer (CJK, Hangul: letters of
-            // neither case) would pay for both lookups and take nothing (Korean: 4% slower).
-            if WIDE == CASED && m.high != 0 && block[m.high.trailing_zeros() as usize] < 0xE0 {
+            // Only when the block's first non-ASCII char is cased (`Leads::cased`): Korean
+            // under o200k ran 4% slower with both lookups in every block.
+            if WIDE == CASED && m.high != 0 && {
+                let k = m.high.trailing_zeros() as usize;
+                wide.cased(block[k], block.get(k + 1).copied().unwrap_or(0))
+            } {
                 let lower = c.wide_letters(block, &wide.lower);
                 let w = lower | c.wide_letters(block, &wide.upper);
                 m.letter |= w;

@@ -44,6 +44,16 @@ pub struct Leads {
     pub lower: WideLeads,
 }
 
+impl Leads {
+    /// Does a cased table take the char of `lead` followed by `next`? The walker asks of a
+    /// block's first non-ASCII char before it looks the whole block up in both: text in a
+    /// script of no case (CJK, Hangul, Arabic under o200k) would pay for both and get nothing.
+    #[inline(always)]
+    pub fn cased(&self, lead: u8, next: u8) -> bool {
+        self.upper.takes(lead, next) || self.lower.takes(lead, next)
+    }
+}
+
 pub fn leads() -> &'static Leads {
     static LEADS: OnceLock<Leads> = OnceLock::new();
     LEADS.get_or_init(|| {
@@ -99,7 +109,7 @@ impl WideLeads {
 
     /// Is the char of `lead` followed by `next` taken as a letter? (The scalar statement of what
     /// the shuffles compute.)
-    #[cfg(test)]
+    #[inline(always)]
     fn takes(&self, lead: u8, next: u8) -> bool {
         if !(0xC0..0xF0).contains(&lead) {
             return false;
