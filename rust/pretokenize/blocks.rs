@@ -75,7 +75,7 @@ fn walk<const WIDE: u8>(
     let wide = leads();
     let b = text.as_bytes();
     let mut i = 0;
-    // Below this the scalar scanner runs: past the non-ASCII bytes of a block that gave nothing.
+    // Below this the scalar scanner runs: past the unknown bytes of a block that gave nothing.
     let mut scalar_until = 0;
     let mut skip = 0;
     let mut padded = [0x80u8; 64];
@@ -134,7 +134,7 @@ fn walk<const WIDE: u8>(
                 }
                 continue;
             }
-            // Past the block's last non-ASCII byte (when it takes wide letters, the first unknown one: the
+            // Past the block's last unknown byte (when it takes wide letters, its first one: the
             // letters after it are likely to cut a block again), and further after each block
             // in a row that gave nothing: text in another script would pay for a block per few
             // pieces.
