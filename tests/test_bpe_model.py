@@ -204,6 +204,13 @@ def test_dropout_extremes_and_seed():
     # Every merge dropped: characters, as HF gives.
     none = M.BPE(vocab, merges, dropout=1.0)
     assert _tokens(none, word) == _tokens(hf.models.BPE(vocab, merges, dropout=1.0), word)
+    # With dropout HF skips ignore_merges' whole-word lookup (its cached path), even for a
+    # word that is a token.
+    for p in (1.0, 0.0):
+        mine = M.BPE(vocab, merges, dropout=p, ignore_merges=True)
+        theirs = hf.models.BPE(vocab, merges, dropout=p, ignore_merges=True)
+        for w in ("abab", word):
+            assert _tokens(mine, w) == _tokens(theirs, w), (p, w)
     # In between: a valid segmentation (tokens spell the word), reproducible with a seed, and
     # not always the same one.
     runs = []

@@ -7,6 +7,7 @@ mod detailed;
 mod hot;
 mod merge;
 pub(crate) mod pages;
+mod piece_cache;
 mod raw_bytes;
 pub mod recycled;
 mod runs;
@@ -17,6 +18,7 @@ mod unstable;
 pub use batch::FlatBatch;
 pub use detailed::Detailed;
 pub use hot::prefetch_line;
+pub use piece_cache::PieceCache;
 pub use stream::Stream;
 
 use crate::error::{Error, Result};

@@ -27,8 +27,11 @@
 //!
 //! Downside: this runs on characters and hashes (id, id) pairs, so it is several times slower
 //! than the rank encoder of `crate::encode` on byte-level vocabularies; a bounded cache of
-//! recent words (HF's default of 10,000) makes repeated words one lookup.
+//! recent words (HF's default of 10,000) makes repeated words one lookup, behind a lock. A
+//! byte-level pipeline asks it only for pieces the encoder's piece cache lacks
+//! (`byte_pieces.rs`).
 
+use super::byte_pieces::BytePieces;
 use super::ModelToken;
 use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
@@ -77,6 +80,8 @@ pub struct Bpe {
     calls: AtomicU64,
     cache: Option<WordCache>,
     cache_capacity: usize,
+    /// The byte-level fast path's piece cache, when the model qualifies (`byte_pieces.rs`).
+    pub(super) byte_pieces: Option<BytePieces>,
 }
 
 impl Clone for Bpe {
@@ -93,6 +98,7 @@ impl Clone for Bpe {
             calls: AtomicU64::new(self.calls.load(Ordering::Relaxed)),
             cache: new_cache(self.cache_capacity),
             cache_capacity: self.cache_capacity,
+            byte_pieces: self.byte_pieces.as_ref().map(BytePieces::fresh),
         }
     }
 }
@@ -212,7 +218,9 @@ impl Bpe {
         for (b, slot) in byte_tokens.iter_mut().enumerate() {
             *slot = vocab.get(&format!("<0x{b:02X}>")).copied();
         }
+        let byte_pieces = BytePieces::new(&vocab, &options);
         Ok(Bpe {
+            byte_pieces,
             vocab,
             short_vocab,
             by_id,
@@ -272,7 +280,9 @@ impl Bpe {
         }
         // The packed key, for the whole-word lookup and the cache (once per word).
         let short = pack_short(word.as_bytes());
-        if self.options.ignore_merges {
+        let dropout = self.options.dropout.filter(|&p| p > 0.0);
+        // HF looks the whole word up only on its cached path, which dropout skips.
+        if self.options.ignore_merges && dropout.is_none() {
             let whole = match short {
                 Some(key) => self.short_vocab.get(&key),
                 None => self.vocab.get(word),
@@ -286,7 +296,6 @@ impl Bpe {
                 return Ok(());
             }
         }
-        let dropout = self.options.dropout.filter(|&p| p > 0.0);
         let cache = self
             .cache
             .as_ref()

@@ -5,6 +5,7 @@
 //! (`wordpiece::pipeline`), until they move here.
 
 pub mod bpe;
+mod byte_pieces;
 mod word_level;
 pub mod word_piece;
 
@@ -77,6 +78,15 @@ impl Model {
                 }));
                 Ok(())
             }
+        }
+    }
+
+    /// The BPE model, when it takes byte-level pieces through its piece cache
+    /// (`byte_pieces.rs`).
+    pub fn byte_pieces(&self) -> Option<&Bpe> {
+        match self {
+            Model::Bpe(m) if m.byte_pieces().is_some() => Some(m),
+            _ => None,
         }
     }
 

@@ -15,7 +15,8 @@
 //! text (`tests/test_open_models.py`, `tests/test_bpe_model.py`).
 //!
 //! Downside: only for these shapes, with no normalizer or NFC on text already in NFC; anything
-//! else takes the general path.
+//! else takes the general path. A BPE model with a piece cache (`models/byte_pieces.rs`) skips
+//! even this: its pieces are looked up by their raw bytes, and mapped only on a miss.
 
 use crate::error::Result;
 use crate::formats::byte_unicode::byte_char;

@@ -12,9 +12,15 @@
 //! A pair is its two sequences encoded alike, the second with type id 1 and sequence 1, joined
 //! by the post-processor's template or, without one, one after the other (HF's default).
 //!
+//! A byte-level pre-tokenizer of a known shape (GPT-2's, Llama 3's, Qwen's, DeepSeek-V3's) on
+//! text the normalizer leaves as it is skips the general stages: the pipeline cuts the stretch
+//! with the encoders' scanner, and a BPE model that qualifies answers its pieces from the
+//! encoders' piece cache (`encode_cached`), else piece by piece (`byte_words.rs`).
+//!
 //! Downside: the byte-level rank encoder behind `subword.Tokenizer` and the tiktoken dialect
-//! is not yet a model here (its tuned path runs beside the pipeline, not through it), and the
-//! WordPiece and classic BPE facades keep their own older pipelines.
+//! is not yet a model here (its tuned path runs beside the pipeline, not through it; this one
+//! shares its scanners and piece cache but merges with HF's merge list), and the WordPiece
+//! and classic BPE facades keep their own older pipelines.
 
 mod byte_words;
 mod decode_stream;
@@ -25,7 +31,7 @@ pub use decode_stream::DecodeStream;
 
 use crate::added_tokens::{AddedToken, AddedVocabulary};
 use crate::decoders::Decoder;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::models::{Model, ModelToken};
 use crate::normalizers::{Normalized, Normalizer, UnicodeForm};
 use crate::postprocess::{Encoding, Padding, Token, Truncation, Windows, NO_TEXT, NO_WORD};
@@ -270,11 +276,7 @@ impl Pipeline {
     ) -> Result<()> {
         let chars = CharIndex::new(text);
         let mut scratch = Scratch::take();
-        let Scratch {
-            words,
-            model_tokens,
-        } = &mut scratch;
-        let walked = self.walk(text, words, |part| {
+        let walked = self.walk(text, |part| {
             match part {
                 Part::Added {
                     id,
@@ -285,18 +287,36 @@ impl Pipeline {
                     out.push(id, (chars.at(start), chars.at(end)), *word);
                     out.set_text(strings.len() as u32);
                     strings.push(text.to_string());
+                    *word += 1;
                 }
-                Part::Bytes(piece) => {
-                    model_tokens.clear();
-                    self.model.tokenize(piece.word(), model_tokens)?;
-                    let len = piece.word().len();
-                    for t in model_tokens.iter() {
-                        let (start, end) =
-                            piece.original_range(text, t.start.min(len), t.end.min(len));
-                        out.push(t.id, (chars.at(start), chars.at(end)), *word);
+                Part::ByteStretch(stretch) => match self.model.byte_pieces() {
+                    Some(bpe) => {
+                        self.encode_cached(bpe, text, stretch, &chars, word, out, &mut scratch)?
                     }
-                }
+                    _ => {
+                        let Scratch {
+                            words,
+                            model_tokens,
+                            ..
+                        } = &mut scratch;
+                        let (scanner, prefix_space) = (stretch.scanner, stretch.prefix_space);
+                        let range = (stretch.start, stretch.end);
+                        words.for_each(scanner, prefix_space, text, range, |piece| {
+                            model_tokens.clear();
+                            self.model.tokenize(piece.word(), model_tokens)?;
+                            let len = piece.word().len();
+                            for t in model_tokens.iter() {
+                                let (start, end) =
+                                    piece.original_range(text, t.start.min(len), t.end.min(len));
+                                out.push(t.id, (chars.at(start), chars.at(end)), *word);
+                            }
+                            *word += 1;
+                            Ok(())
+                        })?
+                    }
+                },
                 Part::Word(piece) => {
+                    let model_tokens = &mut scratch.model_tokens;
                     model_tokens.clear();
                     self.model.tokenize(piece.normalized(), model_tokens)?;
                     let len = piece.normalized().len();
@@ -308,24 +328,79 @@ impl Pipeline {
                         let (start, end) = piece.original_range(t.start.min(len), t.end.min(len));
                         out.push(t.id, (chars.at(start), chars.at(end)), *word);
                     }
+                    *word += 1;
                 }
             }
-            *word += 1;
             Ok(())
         });
         scratch.put_back();
         walked
     }
 
+    /// The tokens of a byte-level stretch by `bpe`'s piece cache (`models/byte_pieces.rs`):
+    /// the scanner's pieces, their ids all at once, and each id's raw bytes in turn, a piece's
+    /// tokens covering it exactly. A token's offsets cover every char it has a byte of, as HF
+    /// aligns a mapped byte with its whole char (a space put first stands for the first char,
+    /// as in `byte_words.rs`); its word is its piece's index among the non-empty pieces,
+    /// counted on from `*word`.
+    #[allow(clippy::too_many_arguments)]
+    fn encode_cached(
+        &self,
+        bpe: &crate::models::Bpe,
+        text: &str,
+        stretch: ByteStretch<'_>,
+        chars: &CharIndex,
+        word: &mut u32,
+        out: &mut Encoding,
+        scratch: &mut Scratch,
+    ) -> Result<()> {
+        let Scratch { spans, ids, .. } = scratch;
+        let part = &text[stretch.start..stretch.end];
+        let spaced;
+        let scanned = if stretch.prefix_space && !part.starts_with(' ') {
+            spaced = format!(" {part}");
+            spaced.as_str()
+        } else {
+            part
+        };
+        // Byte k of `scanned` stands for byte `start + k - shift` of the text (the space, k = 0,
+        // for the first byte).
+        let shift = scanned.len() - part.len();
+        let original = |k: usize| stretch.start + k.saturating_sub(shift);
+        spans.clear();
+        // The scanner cuts the stretch as text of its own, as the general path does.
+        stretch.scanner.for_each_span(scanned, spans)?;
+        spans.retain(|&(a, b)| a < b);
+        ids.clear();
+        bpe.encode_byte_pieces(scanned.as_bytes(), spans, ids)?;
+        let lengths = bpe.byte_pieces().expect("the caller checked the fast path");
+        let broken = || Error::invalid("internal: a piece's tokens do not cover it exactly");
+        let mut pieces = (*word..).zip(spans.iter());
+        let (mut in_word, mut at, mut end) = (*word, 0, 0);
+        for &id in ids.iter() {
+            if at == end {
+                let (w, &(a, b)) = pieces.next().ok_or_else(broken)?;
+                (in_word, at, end) = (w, a, b);
+            }
+            let from = at;
+            at += lengths.raw_len(id)?;
+            if at > end {
+                return Err(broken());
+            }
+            let offsets = chars.covering(original(from), original(at - 1) + 1);
+            out.push(id, offsets, in_word);
+        }
+        if at != end || pieces.next().is_some() {
+            return Err(broken());
+        }
+        *word += spans.len() as u32;
+        Ok(())
+    }
+
     /// What the model sees of `text`, in order: added tokens cut out of the raw text first,
     /// then, in each stretch between them, the normalizer, added tokens cut out of the
     /// normalized text, and the pre-tokenizer's non-empty pieces.
-    fn walk(
-        &self,
-        text: &str,
-        words: &mut ByteWords,
-        mut f: impl FnMut(Part<'_>) -> Result<()>,
-    ) -> Result<()> {
+    fn walk(&self, text: &str, mut f: impl FnMut(Part<'_>) -> Result<()>) -> Result<()> {
         if text.is_empty() {
             // HF hands an empty text to no stage (a normalizer that appends sees nothing).
             return Ok(());
@@ -341,7 +416,7 @@ impl Pipeline {
                 continue;
             }
             if let Some(scanner) = self.byte_level_scanner(&text[start..end]) {
-                self.walk_bytes(text, (start, end), scanner, words, &mut f)?;
+                self.walk_bytes(text, (start, end), scanner, &mut f)?;
                 continue;
             }
             if let Some(scanner) = self.nfc_parts_scanner(end - start) {
@@ -351,13 +426,7 @@ impl Pipeline {
                     crate::pretokenize::safe_cut::parts(text.as_bytes(), start..end, NFC_PART);
                 for part in parts {
                     if is_nfc_quick(text[part.clone()].chars()) == IsNormalized::Yes {
-                        self.walk_bytes(
-                            text,
-                            (part.start, part.end),
-                            (scanner, false),
-                            words,
-                            &mut f,
-                        )?;
+                        self.walk_bytes(text, (part.start, part.end), (scanner, false), &mut f)?;
                     } else {
                         self.walk_normalized(text, part.start, part.end, &mut f)?;
                     }
@@ -447,13 +516,12 @@ impl Pipeline {
 
     /// [`Self::walk`] of the unnormalized stretch `text[start..end]` through the byte-level
     /// fast path: added tokens cut out (as from a normalized stretch, which this one is), the
-    /// rest cut by `scanner` into byte-level words.
+    /// stretches between them handed on whole, for `scanner` to cut.
     fn walk_bytes(
         &self,
         text: &str,
         (start, end): (usize, usize),
         (scanner, prefix_space): (&crate::pretokenize::Pattern, bool),
-        words: &mut ByteWords,
         f: &mut impl FnMut(Part<'_>) -> Result<()>,
     ) -> Result<()> {
         let stretch = &text[start..end];
@@ -466,10 +534,13 @@ impl Pipeline {
                     text: &stretch[s..e],
                 })?,
                 Some(_) => {}
-                None => {
-                    let range = (start + s, start + e);
-                    words.for_each(scanner, prefix_space, text, range, |w| f(Part::Bytes(w)))?
-                }
+                None if s < e => f(Part::ByteStretch(ByteStretch {
+                    start: start + s,
+                    end: start + e,
+                    scanner,
+                    prefix_space,
+                }))?,
+                None => {}
             }
         }
         Ok(())
@@ -559,10 +630,17 @@ impl Pipeline {
     /// byte offset in `text` where its original text starts (ascending): what HF's trainers
     /// count. Added tokens are cut out first and never counted.
     pub fn for_each_word(&self, text: &str, mut f: impl FnMut(&str, usize)) -> Result<()> {
-        self.walk(text, &mut ByteWords::default(), |part| {
+        let mut words = ByteWords::default();
+        self.walk(text, |part| {
             match part {
                 Part::Word(piece) => f(piece.normalized(), piece.original_range(0, 0).0),
-                Part::Bytes(piece) => f(piece.word(), piece.start()),
+                Part::ByteStretch(s) => {
+                    let range = (s.start, s.end);
+                    words.for_each(s.scanner, s.prefix_space, text, range, |piece| {
+                        f(piece.word(), piece.start());
+                        Ok(())
+                    })?
+                }
                 Part::Added { .. } => {}
             }
             Ok(())
@@ -634,8 +712,19 @@ enum Part<'a> {
     },
     /// A pre-token for the model.
     Word(&'a Normalized),
-    /// A pre-token of the byte-level fast path.
-    Bytes(&'a ByteWords),
+    /// A stretch for the byte-level fast path.
+    ByteStretch(ByteStretch<'a>),
+}
+
+/// A stretch of text the normalizer leaves as it is, with no added token in it, for a byte-level
+/// pre-tokenizer: `scanner` cuts `text[start..end]` (non-empty), after a space put first with
+/// `prefix_space`, and the pieces' bytes are mapped to chars one to one.
+#[derive(Clone, Copy)]
+struct ByteStretch<'a> {
+    start: usize,
+    end: usize,
+    scanner: &'a crate::pretokenize::Pattern,
+    prefix_space: bool,
 }
 
 /// Byte offset → character offset of one text.
@@ -650,6 +739,9 @@ const NFC_PART: usize = 4096;
 struct Scratch {
     words: ByteWords,
     model_tokens: Vec<ModelToken>,
+    /// The cached path's pieces of a stretch, and their ids.
+    spans: Vec<crate::pretokenize::Span>,
+    ids: Vec<u32>,
 }
 
 thread_local! {
@@ -668,9 +760,14 @@ impl Scratch {
 
     fn put_back(mut self) {
         self.words.trim(Self::KEEP_BYTES);
-        if self.model_tokens.capacity() * std::mem::size_of::<ModelToken>() > Self::KEEP_BYTES {
-            self.model_tokens = Vec::new();
+        fn trim<T>(v: &mut Vec<T>) {
+            if v.capacity() * std::mem::size_of::<T>() > Scratch::KEEP_BYTES {
+                *v = Vec::new();
+            }
         }
+        trim(&mut self.model_tokens);
+        trim(&mut self.spans);
+        trim(&mut self.ids);
         SCRATCH.with(|s| s.set(self));
     }
 }
@@ -696,6 +793,17 @@ impl CharIndex {
         CharIndex { before }
     }
 
+    /// The chars of the byte range `a..b` (non-empty), a char it has only some bytes of counted
+    /// whole.
+    #[inline]
+    fn covering(&self, a: usize, b: usize) -> (u32, u32) {
+        if self.before.is_empty() {
+            (a as u32, b as u32)
+        } else {
+            (self.before[a], self.before[b - 1] + 1)
+        }
+    }
+
     fn at(&self, byte: usize) -> u32 {
         if self.before.is_empty() {
             byte as u32
@@ -704,3 +812,6 @@ impl CharIndex {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,66 @@
+//! The hot path's piece cache (`hot.rs`, `shared_cache.rs`) for a model other than the rank
+//! encoder: raw pieces → the ids the model gives them, asked of the model only on a miss.
+//!
+//! Idea: a pipeline whose pre-tokenizer maps bytes (byte-level BPE from a tokenizer.json) hands
+//! its model pieces that repeat as much as tiktoken's do, so the same two-level cache that makes
+//! the rank encoder fast answers ~99% of them in one hash and one compare, with no string made,
+//! no lock and no merge. The model stays the one that decides every id: the cache only replays
+//! what `miss` gave for the same bytes.
+//!
+//! Invariant: the model's ids for a piece are a function of the piece's bytes alone (no dropout,
+//! no state), and a cache lives exactly as long as the model it caches (its owner id is never
+//! reused), so a hit is what a miss would give.
+//!
+//! Downside: up to 8 MB of tables per thread that ran the model and a shared 8–32 MB, touched as
+//! entries are written; a thread alternating among more than four cached models rebuilds them.
+
+use super::hot::Tables;
+use super::shared_cache::SharedCache;
+use super::{next_encoder_id, with_scratch};
+use crate::error::Result;
+use crate::pretokenize::{Span, SPAN_BATCH};
+use crate::vocab::Rank;
+use std::sync::OnceLock;
+
+pub struct PieceCache {
+    /// Names this cache's tables on every thread; distinct from every encoder's and cache's.
+    id: u64,
+    shared: OnceLock<SharedCache>,
+}
+
+impl Default for PieceCache {
+    fn default() -> Self {
+        PieceCache {
+            id: next_encoder_id(),
+            shared: OnceLock::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for PieceCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PieceCache").field("id", &self.id).finish()
+    }
+}
+
+impl PieceCache {
+    /// The ids of the pieces `spans` of `text` (non-empty, in order) onto `out`: from the cache,
+    /// else from `miss(piece, out)`, whose ids are then kept for the piece.
+    pub fn encode_spans(
+        &self,
+        text: &[u8],
+        spans: &[Span],
+        out: &mut Vec<Rank>,
+        mut miss: impl FnMut(&[u8], &mut Vec<Rank>) -> Result<()>,
+    ) -> Result<()> {
+        let shared = self.shared.get_or_init(Default::default);
+        let mut run = |tables: &mut Tables| {
+            let table = tables.of(self.id);
+            for batch in spans.chunks(SPAN_BATCH) {
+                table.encode_batch(shared, text, batch, out, |piece, _, out| miss(piece, out))?;
+            }
+            Ok(())
+        };
+        with_scratch(|state| run(&mut state.hot))
+    }
+}

@@ -1,0 +1,124 @@
+//! The byte-level fast path with a piece cache (`models/byte_pieces.rs`, `encode_cached`) gives
+//! what the per-piece path (`byte_words.rs`) gives: ids, offsets and words, on random text with
+//! multi-byte chars, a space put first or not, and added tokens cutting the stretches. Both
+//! paths are checked against HF `tokenizers` in tests/test_bpe_model.py and
+//! tests/test_open_models.py; this pins the two to each other on text no corpus has.
+
+use super::*;
+use crate::formats::byte_unicode::byte_char;
+use crate::models::{Bpe, BpeOptions};
+use crate::pre_tokenizers::ByteLevelOptions;
+use rustc_hash::FxHashMap;
+
+/// A byte-level BPE: the 256 byte chars, then `n` merges of the most frequent adjacent pair in
+/// `corpus`'s GPT-2 pieces (a naive trainer: the tokens only need to be plausible).
+fn byte_level_bpe(corpus: &str, n: usize) -> (FxHashMap<String, u32>, Vec<(String, String)>) {
+    let mut vocab: FxHashMap<String, u32> = (0..=255u8)
+        .map(|b| (byte_char(b).to_string(), b as u32))
+        .collect();
+    let mut words: Vec<Vec<String>> = corpus
+        .split_inclusive(' ')
+        .map(|w| w.bytes().map(|b| byte_char(b).to_string()).collect())
+        .collect();
+    let mut merges = Vec::new();
+    for _ in 0..n {
+        let mut counts: FxHashMap<(String, String), usize> = FxHashMap::default();
+        for w in &words {
+            for p in w.windows(2) {
+                *counts.entry((p[0].clone(), p[1].clone())).or_default() += 1;
+            }
+        }
+        let Some((best, _)) = counts
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        else {
+            break;
+        };
+        let made = format!("{}{}", best.0, best.1);
+        let next = vocab.len() as u32;
+        vocab.entry(made.clone()).or_insert(next);
+        for w in &mut words {
+            let mut k = 0;
+            while k + 1 < w.len() {
+                if w[k] == best.0 && w[k + 1] == best.1 {
+                    w[k] = made.clone();
+                    w.remove(k + 1);
+                }
+                k += 1;
+            }
+        }
+        merges.push(best);
+    }
+    (vocab, merges)
+}
+
+fn pipeline(bpe: Bpe, prefix_space: bool, added: &[&str]) -> Pipeline {
+    let mut p = Pipeline::new(Model::Bpe(Arc::new(bpe)));
+    p.pre_tokenizer = Some(PreTokenizer::ByteLevel(ByteLevelOptions {
+        add_prefix_space: prefix_space,
+        trim_offsets: false,
+        use_regex: true,
+    }));
+    let first = p.model.vocab_size() as u32;
+    let tokens = (first..)
+        .zip(added)
+        .map(|(id, t)| (id, AddedToken::new(t, false)))
+        .collect();
+    p.with_added(tokens).unwrap()
+}
+
+fn random_text(rng: &mut fastrand::Rng) -> String {
+    const PARTS: [&str; 14] = [
+        "the",
+        " the",
+        " and",
+        "in",
+        " ",
+        "  ",
+        "\n",
+        "é",
+        "한국어",
+        "👋🏽",
+        "'s",
+        "123",
+        "<x>",
+        "ǅ",
+    ];
+    (0..rng.usize(0..40))
+        .map(|_| PARTS[rng.usize(..PARTS.len())])
+        .collect()
+}
+
+#[test]
+fn the_cached_path_gives_the_per_piece_paths_tokens() {
+    let corpus = "the cat and the hat in the hall, the end. 한국어 텍스트 é é 👋🏽 ".repeat(20);
+    let (vocab, merges) = byte_level_bpe(&corpus, 120);
+    let model = || {
+        Bpe::new(
+            vocab.clone(),
+            merges.clone(),
+            BpeOptions::default(),
+            None,
+            100,
+        )
+    };
+    let mut rng = fastrand::Rng::with_seed(11);
+    for prefix_space in [false, true] {
+        for added in [&[][..], &["<x>", "and"][..]] {
+            let cached = pipeline(model().unwrap(), prefix_space, added);
+            let plain = model().unwrap().without_byte_pieces();
+            let per_piece = pipeline(plain, prefix_space, added);
+            assert!(cached.model.byte_pieces().is_some());
+            assert!(per_piece.model.byte_pieces().is_none());
+            for _ in 0..300 {
+                let text = random_text(&mut rng);
+                // Twice: the second call reads what the first put in the cache.
+                for _ in 0..2 {
+                    let a = cached.encode(&text, None, false).unwrap();
+                    let b = per_piece.encode(&text, None, false).unwrap();
+                    assert_eq!(a, b, "{text:?} prefix_space={prefix_space} added={added:?}");
+                }
+            }
+        }
+    }
+}
