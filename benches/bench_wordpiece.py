@@ -756,7 +756,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--contenders",
         default=",".join(ENCODE_CONTENDERS),
-        help="comma list from: subword, hf, tokie (tokie does not train)",
+        help="comma list from: subword, subword-tokenizers, hf, tokie (only subword and hf train)",
     )
     p.add_argument(
         "--repeat", type=int, default=3, help="timed runs per mode / per trainer (default 3)"

@@ -30,6 +30,7 @@ use byte_words::ByteWords;
 pub use decode_stream::DecodeStream;
 
 use crate::added_tokens::{AddedToken, AddedVocabulary};
+use crate::bert::BertNormalizer;
 use crate::decoders::Decoder;
 use crate::error::{Error, Result};
 use crate::models::{Model, ModelToken};
@@ -37,6 +38,7 @@ use crate::normalizers::{Normalized, Normalizer, UnicodeForm};
 use crate::postprocess::{Encoding, Padding, Token, Truncation, Windows, NO_TEXT, NO_WORD};
 use crate::pre_tokenizers::PreTokenizer;
 use crate::processors::{self, Processor};
+use crate::wordpiece::pipeline::BertStretch;
 use std::sync::Arc;
 use unicode_normalization::{is_nfc_quick, IsNormalized};
 
@@ -276,6 +278,15 @@ impl Pipeline {
     ) -> Result<()> {
         let chars = CharIndex::new(text);
         let mut scratch = Scratch::take();
+        if let Some((normalizer, model)) = self.bert_stages() {
+            let stages = BertStretch {
+                normalizer: normalizer.as_ref(),
+                model,
+            };
+            self.encode_bert(text, stages, &chars, word, out, strings, &mut scratch);
+            scratch.put_back();
+            return Ok(());
+        }
         let walked = self.walk(text, |part| {
             match part {
                 Part::Added {
@@ -335,6 +346,79 @@ impl Pipeline {
         });
         scratch.put_back();
         walked
+    }
+
+    /// BERT's normalizer (if any), pre-tokenizer and WordPiece model, when they are this
+    /// pipeline's stages and no added token is matched in normalized text: the WordPiece
+    /// tokenizer's own path then does their work on each stretch between added tokens, with
+    /// one char index per normalized byte instead of the general path's alignments. The two
+    /// give the same tokens (tested against HF on both, and against each other).
+    fn bert_stages(&self) -> Option<(Option<BertNormalizer>, &crate::wordpiece::WordPiece)> {
+        let (Model::WordPiece(model), Some(PreTokenizer::Bert)) =
+            (&self.model, &self.pre_tokenizer)
+        else {
+            return None;
+        };
+        let normalizer = match &self.normalizer {
+            None => None,
+            Some(Normalizer::Bert {
+                clean_text,
+                handle_chinese_chars,
+                strip_accents,
+                lowercase,
+            }) => Some(BertNormalizer {
+                clean_text: *clean_text,
+                handle_chinese_chars: *handle_chinese_chars,
+                strip_accents: strip_accents.unwrap_or(*lowercase),
+                lowercase: *lowercase,
+            }),
+            Some(_) => return None,
+        };
+        (!self.added.matches_normalized()).then_some((normalizer, &**model))
+    }
+
+    /// [`Self::encode_text`] by BERT's stages (`bert_stages`): the added tokens cut out of the
+    /// raw text, and each stretch between them through `stages`.
+    #[allow(clippy::too_many_arguments)]
+    fn encode_bert(
+        &self,
+        text: &str,
+        stages: BertStretch<'_>,
+        chars: &CharIndex,
+        word: &mut u32,
+        out: &mut Encoding,
+        strings: &mut Vec<String>,
+        scratch: &mut Scratch,
+    ) {
+        if text.is_empty() {
+            return;
+        }
+        let Scratch {
+            bert_norm,
+            word_pieces,
+            ..
+        } = scratch;
+        for &(id, start, end) in self.added.split_raw(text).iter() {
+            match id {
+                Some(id) => {
+                    out.push(id, (chars.at(start), chars.at(end)), *word);
+                    out.set_text(strings.len() as u32);
+                    strings.push(text[start..end].to_string());
+                    *word += 1;
+                }
+                None => {
+                    let seg = &text[start..end];
+                    stages.encode(
+                        seg,
+                        chars.at(start),
+                        word,
+                        bert_norm,
+                        word_pieces,
+                        |id, o, w| out.push(id, o, w),
+                    );
+                }
+            }
+        }
     }
 
     /// The tokens of a byte-level stretch by `bpe`'s piece cache (`models/byte_pieces.rs`):
@@ -742,6 +826,9 @@ struct Scratch {
     /// The cached path's pieces of a stretch, and their ids.
     spans: Vec<crate::pretokenize::Span>,
     ids: Vec<u32>,
+    /// BERT's path: a stretch normalized, and a word's pieces.
+    bert_norm: crate::bert::Normalized,
+    word_pieces: Vec<(u32, u32, u32)>,
 }
 
 thread_local! {
@@ -768,6 +855,11 @@ impl Scratch {
         trim(&mut self.model_tokens);
         trim(&mut self.spans);
         trim(&mut self.ids);
+        trim(&mut self.word_pieces);
+        trim(&mut self.bert_norm.origin);
+        if self.bert_norm.text.capacity() > Self::KEEP_BYTES {
+            self.bert_norm.text = String::new();
+        }
         SCRATCH.with(|s| s.set(self));
     }
 }

@@ -122,3 +122,78 @@ fn the_cached_path_gives_the_per_piece_paths_tokens() {
         }
     }
 }
+
+fn bert_pipeline(lowercase: bool, strip_accents: Option<bool>, general: bool) -> Pipeline {
+    let mut tokens: Vec<String> = [
+        "[UNK]", "[CLS]", "the", "##s", "é", "##é", "un", "##aff", "##able",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    tokens.extend(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ,.!한국"
+            .chars()
+            .flat_map(|c| [c.to_string(), format!("##{c}")]),
+    );
+    let model = crate::wordpiece::WordPiece::new(tokens, "[UNK]", "##", 12).unwrap();
+    let mut p = Pipeline::new(Model::WordPiece(Arc::new(model)));
+    p.normalizer = Some(Normalizer::Bert {
+        clean_text: true,
+        handle_chinese_chars: true,
+        strip_accents,
+        lowercase,
+    });
+    // A Sequence of the one pre-tokenizer cuts alike but is not BERT's shape.
+    p.pre_tokenizer = Some(if general {
+        PreTokenizer::Sequence(vec![PreTokenizer::Bert])
+    } else {
+        PreTokenizer::Bert
+    });
+    p.with_added(vec![(1, AddedToken::new("[CLS]", true))])
+        .unwrap()
+}
+
+/// BERT's stages by the WordPiece tokenizer's path (`bert_stages`) give what the general
+/// stages give: ids, char offsets (accents stripped, control chars dropped, CJK isolated) and
+/// words, around added tokens.
+#[test]
+fn the_bert_path_gives_the_general_paths_tokens() {
+    const PARTS: [&str; 16] = [
+        "the",
+        " The",
+        "s",
+        "Unaffable",
+        " ",
+        "\t",
+        "\n",
+        "é",
+        "É",
+        "e\u{301}",
+        "한국어",
+        "中文",
+        "\u{0}",
+        ",!",
+        "[CLS]",
+        "xxxxxxxxxxxxxxx",
+    ];
+    let mut rng = fastrand::Rng::with_seed(5);
+    for (lowercase, strip) in [
+        (true, None),
+        (false, None),
+        (true, Some(false)),
+        (false, Some(true)),
+    ] {
+        let fast = bert_pipeline(lowercase, strip, false);
+        let general = bert_pipeline(lowercase, strip, true);
+        assert!(fast.bert_stages().is_some() && general.bert_stages().is_none());
+        for _ in 0..400 {
+            let text: String = (0..rng.usize(0..30))
+                .map(|_| PARTS[rng.usize(..PARTS.len())])
+                .collect();
+            let a = fast.encode_full(Input::Text(&text), None, true).unwrap();
+            let b = general.encode_full(Input::Text(&text), None, true).unwrap();
+            assert_eq!(a.main.enc, b.main.enc, "{text:?}");
+            assert_eq!(a.strings, b.strings, "{text:?}");
+        }
+    }
+}

@@ -59,6 +59,54 @@ fn count_chars(b: &[u8]) -> u32 {
     b.iter().filter(|&&x| (x as i8) >= -0x40).count() as u32
 }
 
+/// BERT's stages between the added tokens: BertNormalizer (if any) → BertPreTokenizer →
+/// WordPiece, on one stretch of text with no added token in it. The HF drop-in's pipeline
+/// takes this path too when its stages are these (`Pipeline::bert_stretch`).
+#[derive(Clone, Copy)]
+pub struct BertStretch<'a> {
+    pub normalizer: Option<&'a BertNormalizer>,
+    pub model: &'a WordPiece,
+}
+
+impl BertStretch<'_> {
+    /// Call `push(id, offsets, word)` for each token of `seg`, in order: offsets in chars of
+    /// the whole text, whose char `first_char` starts `seg`; words counted on from `*word`.
+    /// `norm` and `pieces` are buffers.
+    pub fn encode(
+        &self,
+        seg: &str,
+        first_char: u32,
+        word: &mut u32,
+        norm: &mut Normalized,
+        pieces: &mut Vec<(u32, u32, u32)>,
+        mut push: impl FnMut(u32, (u32, u32), u32),
+    ) {
+        if seg.is_empty() {
+            return;
+        }
+        norm.clear();
+        match self.normalizer {
+            Some(n) => n.normalize_into(seg, first_char, norm),
+            None => {
+                for (idx, c) in (first_char..).zip(seg.chars()) {
+                    norm.text.push(c);
+                    norm.origin.extend(std::iter::repeat_n(idx, c.len_utf8()));
+                }
+            }
+        }
+        let (ntext, origin) = (&norm.text, &norm.origin);
+        for_each_word(ntext, |s, e| {
+            pieces.clear();
+            self.model.encode_word(&ntext[s..e], pieces);
+            for &(id, ps, pe) in pieces.iter() {
+                let (ps, pe) = (s + ps as usize, s + pe as usize);
+                push(id, (origin[ps], origin[pe - 1] + 1), *word);
+            }
+            *word += 1;
+        });
+    }
+}
+
 impl WordPieceTokenizer {
     pub fn new(
         normalizer: Option<BertNormalizer>,
@@ -132,28 +180,12 @@ impl WordPieceTokenizer {
         let mut chars = 0u32;
         let mut at = 0usize;
         let mut gap = |enc: &mut Encoding, seg: &str, first_char: u32, word: &mut u32| {
-            if seg.is_empty() {
-                return;
-            }
-            norm.clear();
-            match &self.normalizer {
-                Some(n) => n.normalize_into(seg, first_char, norm),
-                None => {
-                    for (idx, c) in (first_char..).zip(seg.chars()) {
-                        norm.text.push(c);
-                        norm.origin.extend(std::iter::repeat_n(idx, c.len_utf8()));
-                    }
-                }
-            }
-            let (ntext, origin) = (&norm.text, &norm.origin);
-            for_each_word(ntext, |s, e| {
-                pieces.clear();
-                self.model.encode_word(&ntext[s..e], pieces);
-                for &(id, ps, pe) in pieces.iter() {
-                    let (ps, pe) = (s + ps as usize, s + pe as usize);
-                    enc.push(id, (origin[ps], origin[pe - 1] + 1), *word);
-                }
-                *word += 1;
+            let stretch = BertStretch {
+                normalizer: self.normalizer.as_ref(),
+                model: &self.model,
+            };
+            stretch.encode(seg, first_char, word, norm, pieces, |id, offsets, word| {
+                enc.push(id, offsets, word)
             });
         };
         if let Some(m) = &self.matcher {
