@@ -2,19 +2,22 @@
 //! encoder: raw pieces → the ids the model gives them, asked of the model only on a miss.
 //!
 //! Idea: a pipeline whose pre-tokenizer maps bytes (byte-level BPE from a tokenizer.json) hands
-//! its model pieces that repeat as much as tiktoken's do, so the same two-level cache that makes
-//! the rank encoder fast answers ~99% of them in one hash and one compare, with no string made,
-//! no lock and no merge. The model stays the one that decides every id: the cache only replays
-//! what `miss` gave for the same bytes.
+//! its model pieces that repeat as much as tiktoken's do, so the same caches that make the rank
+//! encoder fast answer ~99% of them in one hash and one compare, with no string made, no lock
+//! and no merge: the two-level piece cache up to 31 bytes, and the long-piece cache (`cache.rs`)
+//! up to 512 (runs of Han chars, long Cyrillic words: without it, Chinese/Russian/German text
+//! spent a third of its time merging them again). The model stays the one that decides every
+//! id: the caches only replay what `miss` gave for the same bytes.
 //!
 //! Invariant: the model's ids for a piece are a function of the piece's bytes alone (no dropout,
 //! no state), and a cache lives exactly as long as the model it caches (its owner id is never
 //! reused), so a hit is what a miss would give.
 //!
-//! Downside: up to 8 MB of tables per thread that ran the model and a shared 8–32 MB, touched as
-//! entries are written; a thread alternating among more than four cached models rebuilds them.
+//! Downside: up to 8 MB of tables per thread that ran the model, a shared 8–32 MB and the long
+//! pieces' shards, touched as entries are written; a thread alternating among more than four cached models rebuilds them.
 
-use super::hot::Tables;
+use super::cache::{LongCache, MAX_LONG_LEN};
+use super::hot::{Tables, MAX_LEN};
 use super::shared_cache::SharedCache;
 use super::{next_encoder_id, with_scratch};
 use crate::error::Result;
@@ -26,6 +29,7 @@ pub struct PieceCache {
     /// Names this cache's tables on every thread; distinct from every encoder's and cache's.
     id: u64,
     shared: OnceLock<SharedCache>,
+    long: LongCache,
 }
 
 impl Default for PieceCache {
@@ -33,6 +37,7 @@ impl Default for PieceCache {
         PieceCache {
             id: next_encoder_id(),
             shared: OnceLock::new(),
+            long: LongCache::default(),
         }
     }
 }
@@ -54,10 +59,24 @@ impl PieceCache {
         mut miss: impl FnMut(&[u8], &mut Vec<Rank>) -> Result<()>,
     ) -> Result<()> {
         let shared = self.shared.get_or_init(Default::default);
+        let long = &self.long;
+        // The piece tables pass on what they cannot keep (over `MAX_LEN` bytes).
+        let mut uncached = |piece: &[u8], _: u128, out: &mut Vec<Rank>| {
+            if piece.len() <= MAX_LEN || piece.len() > MAX_LONG_LEN {
+                return miss(piece, out);
+            }
+            if long.get_into(piece, out) {
+                return Ok(());
+            }
+            let from = out.len();
+            miss(piece, out)?;
+            long.insert(piece, &out[from..]);
+            Ok(())
+        };
         let mut run = |tables: &mut Tables| {
             let table = tables.of(self.id);
             for batch in spans.chunks(SPAN_BATCH) {
-                table.encode_batch(shared, text, batch, out, |piece, _, out| miss(piece, out))?;
+                table.encode_batch(shared, text, batch, out, &mut uncached)?;
             }
             Ok(())
         };

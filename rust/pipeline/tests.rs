@@ -68,21 +68,11 @@ fn pipeline(bpe: Bpe, prefix_space: bool, added: &[&str]) -> Pipeline {
 }
 
 fn random_text(rng: &mut fastrand::Rng) -> String {
-    const PARTS: [&str; 14] = [
-        "the",
-        " the",
-        " and",
-        "in",
-        " ",
-        "  ",
-        "\n",
-        "é",
-        "한국어",
-        "👋🏽",
-        "'s",
-        "123",
-        "<x>",
-        "ǅ",
+    // Pieces of every cache's size: up to 31 bytes, long ones (32-512) and longer runs.
+    const PARTS: [&str; 16] = [
+        "the", " the", " and", "in", " ", "  ", "\n", "é", "한국어", "👋🏽", "'s", "123", "<x>", "ǅ",
+        " supercalifragilisticexpialidociousness",
+        "한국어한국어한국어한국어한국어한국어한국어한국어한국어한국어한국어한국어한국어한국어한국어",
     ];
     (0..rng.usize(0..40))
         .map(|_| PARTS[rng.usize(..PARTS.len())])
