@@ -336,6 +336,22 @@ def test_encode_pair(snippet):
         assert sw.encode(a, b).ids == ep.ids
 
 
+def test_results_are_hfs_on_the_saved_file(snippet):
+    # The whole result, as HF gives it on the file subword saved: words, sequences, type ids,
+    # masks, pairs and batches.
+    def view(e):
+        return (e.ids, e.tokens, e.offsets, e.word_ids, e.sequence_ids, e.type_ids,
+                e.attention_mask, e.special_tokens_mask, len(e.overflowing))  # fmt: skip
+
+    sw, hf = snippet["sw"], snippet["hf"]
+    for a, b in zip(FIXED, FIXED[1:] + [None]):
+        assert isinstance(sw.encode(a), subword.Encoded)
+        assert view(sw.encode(a)) == view(hf.encode(a)), a
+        if b is not None:
+            assert view(sw.encode(a, b)) == view(hf.encode(a, b)), (a, b)
+    assert [view(e) for e in sw.encode_batch(FIXED)] == [view(e) for e in hf.encode_batch(FIXED)]
+
+
 def test_encode_batch_equals_encode(snippet):
     sw = snippet["sw"]
     batch = sw.encode_batch(FIXED)

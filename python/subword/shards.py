@@ -59,8 +59,6 @@ class _Target(NamedTuple):
     #: HF's format cannot state, a custom Python component).
     sha256: str | None = None
     name: str = "tokenizer"
-    #: The byte-level BPE Tokenizer's prefix space (it encodes through its own path).
-    hf_byte_level: bool | None = None
 
 
 def _sha256(text: str) -> str:
@@ -100,12 +98,13 @@ def _target(tokenizer) -> _Target:
             _sha256(tokenizer.to_str()),
         )
     if isinstance(tokenizer, WordPieceTokenizer):  # before Tokenizer: it is one
-        kind, core, prefix_space = "wordpiece", tokenizer._ready(), None
+        kind, core = "wordpiece", tokenizer._ready()
     elif isinstance(tokenizer, Tokenizer):
-        kind, core, prefix_space = "byte-level BPE", tokenizer._ready(), tokenizer._prefix_space()
+        # Its encode's own pipeline, so the shards hold what `encode(text).ids` gives.
+        kind, core = "byte-level BPE", tokenizer._pipeline()
     elif isinstance(tokenizer, HFTokenizer):
         kind = f"tokenizers ({type(tokenizer.model).__name__})"
-        core, prefix_space = tokenizer._core(), None
+        core = tokenizer._core()
     else:
         raise TypeError(
             "tokenizer must be a subword tokenizer (subword.Encoding, subword.Tokenizer, "
@@ -122,7 +121,6 @@ def _target(tokenizer) -> _Target:
         tokenizer.get_vocab_size(True),
         tokenizer.token_to_id,
         sha256,
-        hf_byte_level=prefix_space,
     )
 
 
@@ -233,7 +231,6 @@ def encode_files(
     call = dict(
         allowed_special=allowed_special,
         add_special_tokens=add_special_tokens,
-        hf_byte_level=target.hf_byte_level,
     )
     if format == "parquet":
         _encode_parquet(paths, target.core, os.fspath(out_dir), args, call, field)

@@ -1,6 +1,8 @@
 """The HF dialect: ``Tokenizer``, a subset of ``tokenizers.Tokenizer`` for byte-level BPE.
 
 The same Rust model serves ``subword.Encoding``; ``to_encoding`` / ``from_encoding`` convert.
+Encoding runs the core's pipeline (``rust/pipeline``) over the model's tokenizer.json form, so
+results, offsets and pairs are what HF gives on the saved file.
 The encode *result* is called ``Encoded`` here (HF calls it ``Encoding``, which in subword is the
 tiktoken-style tokenizer class).
 """
@@ -16,53 +18,23 @@ from . import _checks, _core, _files, decoders, pre_tokenizers
 from .encoding import (
     Encoding,
     _pattern_of,
-    _retry_batch_without_surrogates,
-    _retry_without_surrogates,
     _stream_ids,
+    _without_lone_surrogates,
 )
 from .models import BPE
 from .tokenizers._tokenizer import Encoding as _HFEncoding
+from .tokenizers._tokenizer import _collector_paused
 
 __all__ = ["Tokenizer", "Encoded"]
 
 
-class Encoded(metaclass=ABCMeta):  # noqa: B024 - an ABC only so the Rust class can register
-    """The result of ``Tokenizer.encode``: ids, tokens, character offsets, masks.
+class Encoded(metaclass=ABCMeta):  # noqa: B024 - an ABC only so the result classes can register
+    """The result of ``Tokenizer.encode``: HF's ``Encoding`` (ids, tokens, character offsets,
+    type ids, masks, word and sequence ids, overflowing). The byte-level tokenizer returns
+    ``subword.tokenizers.Encoding`` (the pipeline's result), WordPiece the Rust class
+    ``subword._core.Encoded``; ``isinstance(x, Encoded)`` holds for both."""
 
-    WordPiece tokenizers return the Rust class ``subword._core.Encoded`` (same attributes, plus
-    ``word_ids``, ``sequence_ids`` and ``overflowing``); ``isinstance(x, Encoded)`` holds for both.
-    """
-
-    __slots__ = ("ids", "tokens", "offsets", "type_ids", "attention_mask", "special_tokens_mask")
-
-    def __init__(self, ids, tokens, offsets, type_id: int = 0):
-        self.ids = list(ids)
-        self.tokens = list(tokens)
-        self.offsets = [tuple(o) for o in offsets]
-        self.type_ids = [type_id] * len(self.ids)
-        self.attention_mask = [1] * len(self.ids)
-        # As in HF: marks tokens added by a post-processor (none here), not specials in the text.
-        self.special_tokens_mask = [0] * len(self.ids)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __repr__(self) -> str:
-        return (
-            f"Encoded(num_tokens={len(self.ids)}, ids={self.ids[:8]}{'…' if len(self) > 8 else ''})"
-        )
-
-    def __eq__(self, other) -> bool:
-        if not isinstance(other, Encoded):
-            return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in Encoded.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def _extend(self, other: Encoded) -> Encoded:
-        for name in self.__slots__:
-            getattr(self, name).extend(getattr(other, name))
-        return self
+    __slots__ = ()
 
 
 Encoded.register(_core.Encoded)
@@ -268,13 +240,23 @@ class Tokenizer:
             raise ValueError("is_pretokenized=True is not supported; pass the text itself")
         if not isinstance(sequence, str):
             raise TypeError(f"encode expects str, got {type(sequence).__name__}")
-        out = Encoded(*self._detailed(sequence))
-        if pair is not None:
-            out._extend(Encoded(*self._detailed(pair), type_id=1))
-        return out
+        if pair is not None and not isinstance(pair, str):
+            raise TypeError(f"encode expects a str pair, got {type(pair).__name__}")
+        pipeline = self._pipeline()
+        special = bool(add_special_tokens)
+        tree = _retry_cleaned(lambda a, b: pipeline.encode(a, b, special), sequence, pair)
+        return _HFEncoding._from_tree(tree, pair is not None)
 
-    def _detailed(self, text: str):
-        return _retry_without_surrogates(self._ready().encode_detailed, text, self._prefix_space())
+    def _pipeline(self):
+        # The core's pipeline (`rust/pipeline`) over this tokenizer's model, made on first use
+        # and again when the model or the prefix space changes: what HF runs on the same
+        # tokenizer.json, offsets, words and pairs included.
+        core, prefix = self._ready(), self._prefix_space()
+        made = self.__dict__.get("_pipeline_of")
+        if made is None or made[0] is not core or made[1] != prefix:
+            made = (core, prefix, _core.CorePipeline.of_core_bpe(core, prefix))
+            self._pipeline_of = made
+        return made[2]
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
         """The ids of the concatenation of the strings ``iterable`` yields, as soon as no later
@@ -296,10 +278,25 @@ class Tokenizer:
         """Encode many texts in parallel (in Rust, without the GIL)."""
         if is_pretokenized:
             raise ValueError("is_pretokenized=True is not supported; pass the texts themselves")
-        results = _retry_batch_without_surrogates(
-            self._ready().encode_detailed_batch, inputs, self._prefix_space(), 0
-        )
-        return [Encoded(*r) for r in results]
+        if isinstance(inputs, str):
+            raise TypeError("encode_batch takes a list of texts, got a single str")
+        texts = list(inputs)
+        for k, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"encode_batch: item {k} must be a str, got {type(t).__name__}")
+        pipeline, special = self._pipeline(), bool(add_special_tokens)
+
+        def batch(texts):
+            return pipeline.encode_batch([(t, None) for t in texts], special)
+
+        with _collector_paused():
+            try:
+                results = batch(texts)
+            except ValueError as e:
+                if not isinstance(e.__cause__, UnicodeEncodeError):
+                    raise
+                results = batch([_without_lone_surrogates(t) for t in texts])
+            return [_HFEncoding._from_tree(r, False) for r in results]
 
     # ----- decoding -----
 
@@ -443,6 +440,18 @@ class Tokenizer:
                 ]
             )
         return tok
+
+
+def _retry_cleaned(call, a: str, b: str | None):
+    """``call(a, b)``, again with lone surrogates replaced if the core refused one (as
+    ``subword.Encoding`` does, following tiktoken)."""
+    try:
+        return call(a, b)
+    except ValueError as e:
+        if not isinstance(e.__cause__, UnicodeEncodeError):
+            raise
+        clean = _without_lone_surrogates
+        return call(clean(a), None if b is None else clean(b))
 
 
 def _restore(cls, state: dict) -> Tokenizer:

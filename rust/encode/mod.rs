@@ -3,7 +3,6 @@
 mod backtrack;
 pub(crate) mod batch;
 mod cache;
-mod detailed;
 mod hot;
 mod merge;
 pub(crate) mod pages;
@@ -16,7 +15,6 @@ mod stream;
 mod unstable;
 
 pub use batch::FlatBatch;
-pub use detailed::Detailed;
 pub use hot::prefetch_line;
 pub use piece_cache::PieceCache;
 pub use stream::Stream;

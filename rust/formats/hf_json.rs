@@ -52,6 +52,11 @@ fn all_merges(vocab: &Vocab) -> Vec<(String, String)> {
 }
 
 pub fn render(encoder: &Encoder, prefix_space: bool) -> String {
+    serde_json::to_string_pretty(&document(encoder, prefix_space)).expect("a JSON value serializes")
+}
+
+/// The tokenizer.json document of `encoder` (see [`render`]), for the pipeline to read.
+pub fn document(encoder: &Encoder, prefix_space: bool) -> Value {
     let (vocab, pattern) = (encoder.vocab(), encoder.pattern());
     let mut model_vocab = Map::new();
     for (bytes, rank) in vocab.mergeable() {
@@ -103,7 +108,7 @@ pub fn render(encoder: &Encoder, prefix_space: bool) -> String {
             byte_level(false, prefix_space),
         ]}),
     };
-    let doc = json!({
+    json!({
         "version": "1.0",
         "truncation": null,
         "padding": null,
@@ -124,8 +129,7 @@ pub fn render(encoder: &Encoder, prefix_space: bool) -> String {
             "vocab": Value::Object(model_vocab),
             "merges": merges,
         },
-    });
-    serde_json::to_string_pretty(&doc).expect("a JSON value serializes")
+    })
 }
 
 fn unsupported(what: &str, v: &Value) -> Error {

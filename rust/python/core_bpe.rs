@@ -4,7 +4,7 @@
 use super::args::{borrow_all, selections, texts, type_name, Threads};
 use super::id_buffer::IdBuffer;
 use super::{id_lists, to_py};
-use crate::encode::{par_map, recycled, Encoder, FlatBatch, Stream};
+use crate::encode::{recycled, Encoder, FlatBatch, Stream};
 use crate::formats::{byte_unicode, gpt2, hf_json, tekken, tiktoken};
 use crate::pool;
 use crate::pretokenize::Pattern;
@@ -133,9 +133,6 @@ impl Drop for GcPause<'_> {
         }
     }
 }
-
-/// ids, tokens in byte-level form, character offsets.
-type DetailedPy<'py> = (Bound<'py, PyList>, Vec<String>, Vec<(usize, usize)>);
 
 impl PyCore {
     /// `encode` with tiktoken's special-token arguments, the GIL released.
@@ -289,45 +286,6 @@ impl PyCore {
     #[pyo3(signature = (prefix_space=false))]
     fn to_hf_json(&self, prefix_space: bool) -> String {
         hf_json::render(&self.inner, prefix_space)
-    }
-
-    /// HF-style encoding: (ids, tokens in byte-level form, character offsets); every special is
-    /// split out.
-    fn encode_detailed<'py>(
-        &self,
-        py: Python<'py>,
-        text: &str,
-        prefix_space: bool,
-    ) -> PyResult<DetailedPy<'py>> {
-        let d = py
-            .allow_threads(|| self.inner.encode_detailed(text, prefix_space))
-            .map_err(to_py)?;
-        let tokens = d.ids.iter().map(|&id| self.token_text(id)).collect();
-        Ok((self.id_list(py, &d.ids)?, tokens, d.offsets))
-    }
-
-    fn encode_detailed_batch<'py>(
-        &self,
-        py: Python<'py>,
-        texts_: &Bound<'py, PyAny>,
-        prefix_space: bool,
-        num_threads: Threads,
-    ) -> PyResult<Vec<DetailedPy<'py>>> {
-        let owners = texts(texts_)?;
-        let t = borrow_all(&owners)?;
-        let all = py
-            .allow_threads(|| {
-                par_map(&t, num_threads.0, |s| {
-                    self.inner.encode_detailed(s, prefix_space)
-                })
-            })
-            .map_err(to_py)?;
-        all.into_iter()
-            .map(|d| {
-                let tokens = d.ids.iter().map(|&id| self.token_text(id)).collect();
-                Ok((self.id_list(py, &d.ids)?, tokens, d.offsets))
-            })
-            .collect()
     }
 
     /// A token in HF's byte-level form (specials as their text); None for an unknown id.

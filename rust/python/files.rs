@@ -35,13 +35,10 @@ fn refuse_windows(truncated: bool, padded: bool) -> Result<()> {
 /// A tokenizer's core as a per-document encode function, owning what it needs so that a
 /// [`PyShardJob`] can keep it between calls.
 enum DocEncoder {
-    /// Byte-level BPE: tiktoken's `encode_ordinary` or `encode` under `rules`, or with
-    /// `hf_prefix_space` set, `subword.Tokenizer`'s encode (added tokens split out, its prefix
-    /// space).
+    /// Byte-level BPE: tiktoken's `encode_ordinary` or `encode` under `rules`.
     Bpe {
         encoder: Arc<Encoder>,
         rules: Option<Rules>,
-        hf_prefix_space: Option<bool>,
     },
     WordPiece {
         tok: Arc<WordPieceShared>,
@@ -59,7 +56,6 @@ impl DocEncoder {
         core: &Bound<'_, PyAny>,
         allowed_special: &Bound<'_, PyAny>,
         add_special: bool,
-        hf_prefix_space: Option<bool>,
     ) -> PyResult<Self> {
         if let Ok(c) = core.downcast::<PyCore>() {
             let encoder = c.get().inner.clone();
@@ -72,11 +68,7 @@ impl DocEncoder {
                         .map_err(to_py)?,
                 ),
             };
-            return Ok(DocEncoder::Bpe {
-                encoder,
-                rules,
-                hf_prefix_space,
-            });
+            return Ok(DocEncoder::Bpe { encoder, rules });
         }
         if let Ok(w) = core.downcast::<PyWordPiece>() {
             let tok = w.get().shared.clone();
@@ -102,8 +94,8 @@ impl DocEncoder {
         )))
     }
 
-    /// A run of documents as [`crate::files::EncodeRunFn`] says: byte-level BPE without the
-    /// HF prefix space looks their pieces up together; the rest go one document at a time.
+    /// A run of documents as [`crate::files::EncodeRunFn`] says: byte-level BPE looks their
+    /// pieces up together; the rest go one document at a time.
     fn encode_run(
         &self,
         docs: &[&str],
@@ -111,12 +103,7 @@ impl DocEncoder {
         ids: &mut Vec<Rank>,
         ends: &mut Vec<usize>,
     ) -> Result<()> {
-        if let DocEncoder::Bpe {
-            encoder,
-            rules,
-            hf_prefix_space: None,
-        } = self
-        {
+        if let DocEncoder::Bpe { encoder, rules } = self {
             return encoder.append_run(docs, rules.as_ref(), eot, ids, ends);
         }
         for doc in docs {
@@ -129,14 +116,6 @@ impl DocEncoder {
 
     fn encode(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
         match self {
-            DocEncoder::Bpe {
-                encoder,
-                hf_prefix_space: Some(prefix_space),
-                ..
-            } => {
-                out.extend(encoder.encode_detailed(text, *prefix_space)?.ids);
-                Ok(())
-            }
             DocEncoder::Bpe {
                 encoder,
                 rules: Some(r),
@@ -237,17 +216,11 @@ impl JobArgs {
 pub struct EncodeArgs<'py> {
     allowed_special: Bound<'py, PyAny>,
     add_special_tokens: bool,
-    hf_byte_level: Option<bool>,
 }
 
 impl DocEncoder {
     fn from_args(core: &Bound<'_, PyAny>, e: &EncodeArgs<'_>) -> PyResult<Self> {
-        DocEncoder::new(
-            core,
-            &e.allowed_special,
-            e.add_special_tokens,
-            e.hf_byte_level,
-        )
+        DocEncoder::new(core, &e.allowed_special, e.add_special_tokens)
     }
 }
 

@@ -4,11 +4,13 @@
 //! them.
 
 use super::args::type_name;
+use super::core_bpe::PyCore;
 use super::decoders::PyDecoder;
 use super::normalizers::PyNormalizer;
 use super::pre_tokenizers::PyPreTokenizer;
 use super::to_py;
 use crate::added_tokens::{AddedToken, AddedVocabulary};
+use crate::formats::hf_json;
 use crate::models::{word_piece, Bpe, BpeOptions, Model, WordLevel};
 use crate::pipeline::{DecodeStream, Encoded, Input, Pipeline, PAD_TEXT};
 use crate::postprocess::{
@@ -748,6 +750,19 @@ impl PyPipeline {
 
     fn vocab_size(&self, with_added_tokens: bool) -> usize {
         self.inner.vocab_size(with_added_tokens)
+    }
+
+    /// The pipeline of a byte-level rank encoder (`subword.Tokenizer`'s model): its
+    /// tokenizer.json document (`formats::hf_json`), read here without leaving Rust.
+    #[staticmethod]
+    fn of_core_bpe(py: Python<'_>, core: PyRef<'_, PyCore>, prefix_space: bool) -> PyResult<Self> {
+        let encoder = core.inner.clone();
+        let inner = py
+            .allow_threads(|| Pipeline::from_json(&hf_json::document(&encoder, prefix_space)))
+            .map_err(to_py)?;
+        Ok(PyPipeline {
+            inner: Arc::new(inner),
+        })
     }
 
     /// A tokenizer.json document read in Rust; every part is checked.
