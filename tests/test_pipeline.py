@@ -649,11 +649,21 @@ def test_a_change_after_encoding_is_seen_as_in_hf():
         lambda lib, t: t.enable_padding(length=6, pad_id=0, pad_token="[UNK]"),
         lambda lib, t: t.no_truncation(),
         lambda lib, t: setattr(t.model, "unk_token", "!"),
+        # Inside a sequence: a member's field, and a member replaced.
+        lambda lib, t: setattr(
+            t,
+            "pre_tokenizer",
+            lib.pre_tokenizers.Sequence(
+                [lib.pre_tokenizers.WhitespaceSplit(), lib.pre_tokenizers.Digits(False)]
+            ),
+        ),
+        lambda lib, t: setattr(t.pre_tokenizer[1], "individual_digits", True),
+        lambda lib, t: t.pre_tokenizer.__setitem__(0, lib.pre_tokenizers.Whitespace()),
     ]
     for step in steps:
         for lib, tok in zip((ours, hf), tokenizers):
             step(lib, tok)
-        mine, theirs = (t.encode("HELLO world! hello foo") for t in tokenizers)
+        mine, theirs = (t.encode("HELLO world! hello foo 123") for t in tokenizers)
         assert _view(mine) == _view(theirs)
 
 

@@ -7,6 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
+# How many times any component has changed (a field set, a sequence's member replaced): a
+# tokenizer reuses its pipeline without asking each stage while this has not moved.
+_changes = [0]
+
+
+def changes() -> int:
+    return _changes[0]
+
+
+def _changed() -> None:
+    _changes[0] += 1
+
 
 class Component:
     _fields: tuple[str, ...] = ()
@@ -24,6 +36,7 @@ class Component:
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
         self.__dict__.pop("_core_cache", None)
+        _changed()
 
     def _args(self) -> tuple:
         return tuple(getattr(self, f) for f in self._fields)
@@ -76,7 +89,7 @@ class SequenceOf(Component):
                     f"Sequence expects {self._kind.__name__} objects, got "
                     f"{type(item).__name__} at position {k}"
                 )
-        setattr(self, self._items, items)
+        setattr(self, self._items, _Members(items))
 
     def _members(self) -> list:
         return getattr(self, self._items)
@@ -110,9 +123,34 @@ class SequenceOf(Component):
             )
         self._members()[index] = value
         self.__dict__.pop("_sequence_cache", None)
+        _changed()
 
     def __reduce__(self):
         return (type(self), (list(self._members()),))
+
+
+class _Members(list):
+    """A sequence's members: a list that counts its changes as the components' (see
+    ``_changes``), since a member put in place changes the sequence."""
+
+    def _mutator(name: str):  # noqa: N805 - a helper run in the class body
+        method = getattr(list, name)
+
+        def call(self, *args):
+            out = method(self, *args)
+            _changed()
+            return out
+
+        call.__name__ = name
+        return call
+
+    for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend",
+                  "insert", "pop", "remove", "clear", "sort", "reverse"):  # fmt: skip
+        locals()[_name] = _mutator(_name)
+    del _name, _mutator
+
+    def __reduce__(self):
+        return (list, (list(self),))
 
 
 class CustomComponent(Component):

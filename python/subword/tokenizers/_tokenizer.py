@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import _core
 from ._added import AddedToken, as_added
+from ._component import changes as _component_changes
 from .decoders import Decoder
 from .models import Model
 from .normalizers import Normalizer
@@ -269,13 +270,31 @@ class Tokenizer:
         self._truncation: tuple | None = None
         self._padding: tuple | None = None
         self._built: tuple | None = None
+        self._seen: tuple | None = None
 
     def _core(self):
         # The components are mutable (as in HF) and each keeps its core object until it
         # changes, so the pipeline is reused while every stage's core object is the same one,
         # the added tokens the same list and the settings the same tuples (each setter makes
-        # new ones). Written out, not looped: this runs on every encode call.
+        # new ones). While no component anywhere has changed since (`changes()`), the same
+        # stages, added tokens and settings give the same pipeline without asking each stage.
+        # Written out, not looped: this runs on every encode call.
         n, p, pp, d = self._normalizer, self._pre_tokenizer, self._post_processor, self._decoder
+        seen = self._seen
+        if (
+            seen is not None
+            and seen[0] == _component_changes()
+            and seen[1] is self._model
+            and seen[2] is n
+            and seen[3] is p
+            and seen[4] is pp
+            and seen[5] is d
+            and seen[6] is self._added
+            and seen[7] is self._truncation
+            and seen[8] is self._padding
+        ):
+            return seen[9]
+        now = _component_changes()
         stages = (
             self._model._core_object(),
             None if n is None else n._core_object(),
@@ -283,6 +302,12 @@ class Tokenizer:
             None if pp is None else pp._core_object(),
             None if d is None else d._core_object(),
         )
+        core = self._pipeline_of(stages)
+        self._seen = (now, self._model, n, p, pp, d, self._added, self._truncation,
+                      self._padding, core)  # fmt: skip
+        return core
+
+    def _pipeline_of(self, stages: tuple):
         built = self._built
         if built is not None:
             old, added, truncation, padding, core = built
