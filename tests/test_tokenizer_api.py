@@ -350,6 +350,13 @@ def test_results_are_hfs_on_the_saved_file(snippet):
         if b is not None:
             assert view(sw.encode(a, b)) == view(hf.encode(a, b)), (a, b)
     assert [view(e) for e in sw.encode_batch(FIXED)] == [view(e) for e in hf.encode_batch(FIXED)]
+    pairs = list(zip(FIXED, FIXED[::-1]))
+    assert [view(e) for e in sw.encode_batch(pairs)] == [view(e) for e in hf.encode_batch(pairs)]
+    words = [text.split(" ") for text in FIXED]
+    for w in words:
+        assert view(sw.encode(w, is_pretokenized=True)) == view(hf.encode(w, is_pretokenized=True))
+    got = sw.encode_batch(words, is_pretokenized=True)
+    assert [view(e) for e in got] == [view(e) for e in hf.encode_batch(words, is_pretokenized=True)]
 
 
 def test_encode_batch_equals_encode(snippet):

@@ -101,7 +101,7 @@ def _target(tokenizer) -> _Target:
         kind, core = "wordpiece", tokenizer._ready()
     elif isinstance(tokenizer, Tokenizer):
         # Its encode's own pipeline, so the shards hold what `encode(text).ids` gives.
-        kind, core = "byte-level BPE", tokenizer._pipeline()
+        kind, core = "byte-level BPE", tokenizer._hf()._core()
     elif isinstance(tokenizer, HFTokenizer):
         kind = f"tokenizers ({type(tokenizer.model).__name__})"
         core = tokenizer._core()

@@ -23,7 +23,7 @@ from .encoding import (
 )
 from .models import BPE
 from .tokenizers._tokenizer import Encoding as _HFEncoding
-from .tokenizers._tokenizer import _collector_paused
+from .tokenizers._tokenizer import Tokenizer as _HFTokenizer
 
 __all__ = ["Tokenizer", "Encoded"]
 
@@ -230,32 +230,32 @@ class Tokenizer:
 
     def encode(
         self,
-        sequence: str,
-        pair: str | None = None,
+        sequence,
+        pair=None,
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
     ) -> Encoded:
-        """Encode text: every special token in the text becomes its id (as in HF)."""
-        if is_pretokenized:
-            raise ValueError("is_pretokenized=True is not supported; pass the text itself")
-        if not isinstance(sequence, str):
-            raise TypeError(f"encode expects str, got {type(sequence).__name__}")
-        if pair is not None and not isinstance(pair, str):
-            raise TypeError(f"encode expects a str pair, got {type(pair).__name__}")
-        pipeline = self._pipeline()
-        special = bool(add_special_tokens)
-        tree = _retry_cleaned(lambda a, b: pipeline.encode(a, b, special), sequence, pair)
-        return _HFEncoding._from_tree(tree, pair is not None)
+        """The tokens of ``sequence`` (and ``pair``), as HF's ``encode``: a str, or with
+        ``is_pretokenized`` a list of words; every special token in the text becomes its id."""
+        hf = self._hf()
+        args = (sequence, pair, is_pretokenized, add_special_tokens)
+        try:
+            return hf.encode(*args)
+        except ValueError as e:
+            if not isinstance(e.__cause__, UnicodeEncodeError):
+                raise
+            return hf.encode(_cleaned(sequence), _cleaned(pair), *args[2:])
 
-    def _pipeline(self):
-        # The core's pipeline (`rust/pipeline`) over this tokenizer's model, made on first use
-        # and again when the model or the prefix space changes: what HF runs on the same
-        # tokenizer.json, offsets, words and pairs included.
+    def _hf(self):
+        # HF's Tokenizer (subword.tokenizers) over this tokenizer's model, its pipeline built in
+        # the core from the model's tokenizer.json form, made on first use and again when the
+        # model or the prefix space changes: encoding is what HF does on the saved file.
         core, prefix = self._ready(), self._prefix_space()
-        made = self.__dict__.get("_pipeline_of")
+        made = self.__dict__.get("_hf_of")
         if made is None or made[0] is not core or made[1] != prefix:
-            made = (core, prefix, _core.CorePipeline.of_core_bpe(core, prefix))
-            self._pipeline_of = made
+            pipeline = _core.CorePipeline.of_core_bpe(core, prefix)
+            made = (core, prefix, _HFTokenizer._from_core(pipeline))
+            self._hf_of = made
         return made[2]
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
@@ -273,30 +273,18 @@ class Tokenizer:
         return _stream_ids(stream, iter(iterable))
 
     def encode_batch(
-        self, inputs: Sequence[str], is_pretokenized: bool = False, add_special_tokens: bool = True
+        self, inputs: Sequence, is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> list[Encoded]:
-        """Encode many texts in parallel (in Rust, without the GIL)."""
-        if is_pretokenized:
-            raise ValueError("is_pretokenized=True is not supported; pass the texts themselves")
-        if isinstance(inputs, str):
-            raise TypeError("encode_batch takes a list of texts, got a single str")
-        texts = list(inputs)
-        for k, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"encode_batch: item {k} must be a str, got {type(t).__name__}")
-        pipeline, special = self._pipeline(), bool(add_special_tokens)
-
-        def batch(texts):
-            return pipeline.encode_batch([(t, None) for t in texts], special)
-
-        with _collector_paused():
-            try:
-                results = batch(texts)
-            except ValueError as e:
-                if not isinstance(e.__cause__, UnicodeEncodeError):
-                    raise
-                results = batch([_without_lone_surrogates(t) for t in texts])
-            return [_HFEncoding._from_tree(r, False) for r in results]
+        """``encode`` of each item (a sequence or a (sequence, pair) tuple), in parallel in
+        Rust without the GIL, as HF's ``encode_batch``."""
+        hf = self._hf()
+        try:
+            return hf.encode_batch(inputs, is_pretokenized, add_special_tokens)
+        except ValueError as e:
+            if not isinstance(e.__cause__, UnicodeEncodeError):
+                raise
+            cleaned = [_cleaned(x) for x in inputs]
+            return hf.encode_batch(cleaned, is_pretokenized, add_special_tokens)
 
     # ----- decoding -----
 
@@ -442,16 +430,14 @@ class Tokenizer:
         return tok
 
 
-def _retry_cleaned(call, a: str, b: str | None):
-    """``call(a, b)``, again with lone surrogates replaced if the core refused one (as
-    ``subword.Encoding`` does, following tiktoken)."""
-    try:
-        return call(a, b)
-    except ValueError as e:
-        if not isinstance(e.__cause__, UnicodeEncodeError):
-            raise
-        clean = _without_lone_surrogates
-        return call(clean(a), None if b is None else clean(b))
+def _cleaned(value):
+    """An input with lone surrogates replaced (as ``subword.Encoding`` replaces them, following
+    tiktoken): a str, a list or tuple of them (words, a pair), or None."""
+    if isinstance(value, str):
+        return _without_lone_surrogates(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cleaned(v) for v in value)
+    return value
 
 
 def _restore(cls, state: dict) -> Tokenizer:
