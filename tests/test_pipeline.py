@@ -689,3 +689,18 @@ def test_a_batch_leaves_the_collector_as_it_was_and_its_results_whole(collector_
     assert [_view(e) for e in got] == [_view(e) for e in want]
     assert all(e.overflowing == [] for e in got)
     assert pickle.loads(pickle.dumps(got[1])) == got[1]
+
+
+def test_id_columns_hold_every_u32_as_hf():
+    # Ids are read from kept Python ints below 2**20 and made on the spot above: a vocabulary
+    # id and a padding id far past any kept one, and ids met for the first time.
+    vocab = {"[UNK]": 0, "a": 1, "far": 3_000_000, "near": (1 << 20) - 1}
+    mine, theirs = _pair(vocab, "[UNK]", None, None)
+    for tok, mod in ((mine, P), (theirs, hf.pre_tokenizers)):
+        tok.pre_tokenizer = mod.WhitespaceSplit()
+        tok.enable_padding(length=8, pad_id=4_000_000_000, pad_token="[UNK]")
+    for text in ["a far near x", "far far", ""]:
+        assert _view(mine.encode(text)) == _view(theirs.encode(text)), text
+    assert [e.ids for e in mine.encode_batch(["near a", "far"])] == [
+        e.ids for e in theirs.encode_batch(["near a", "far"])
+    ]
