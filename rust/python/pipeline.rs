@@ -19,6 +19,7 @@ use crate::postprocess::{
 use crate::processors::{self, Processor, Template};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
 use pyo3::types::PyString;
 use pyo3::IntoPyObjectExt;
 use rayon::prelude::*;
@@ -280,6 +281,21 @@ pub struct PyColumns {
     /// The result's token strings (shared by its windows), as `Pipeline::token_string` reads.
     strings: Arc<Vec<String>>,
     pipeline: Arc<Pipeline>,
+    /// Each column's list, made when first read and kept here rather than in a Python list
+    /// per result: in a batch of short texts every tracked object a result holds is walked by
+    /// each of the collector's passes.
+    lists: [GILOnceCell<Py<PyAny>>; 8],
+}
+
+impl PyColumns {
+    fn new(enc: Encoding, strings: Arc<Vec<String>>, pipeline: Arc<Pipeline>) -> Self {
+        PyColumns {
+            enc,
+            strings,
+            pipeline,
+            lists: Default::default(),
+        }
+    }
 }
 
 #[pymethods]
@@ -288,7 +304,21 @@ impl PyColumns {
         self.enc.toks.len()
     }
 
+    /// Column `k` (ids, tokens, type ids, offsets, word ids, sequence ids, special-tokens
+    /// mask, attention mask), the same list each time.
     fn column<'py>(&self, py: Python<'py>, k: usize) -> PyResult<Bound<'py, PyAny>> {
+        let Some(cell) = self.lists.get(k) else {
+            return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                "column {k}: there are 8 (0..=7)"
+            )));
+        };
+        let list = cell.get_or_try_init(py, || self.make_column(py, k).map(Bound::unbind))?;
+        Ok(list.bind(py).clone())
+    }
+}
+
+impl PyColumns {
+    fn make_column<'py>(&self, py: Python<'py>, k: usize) -> PyResult<Bound<'py, PyAny>> {
         let some = |x: u32| (x != NO_WORD).then_some(x);
         let toks = &self.enc.toks;
         match k {
@@ -421,25 +451,14 @@ fn tree(p: &Arc<Pipeline>, e: Encoded) -> Tree {
     ) {
         let me = out.len() as i64;
         let Windows { enc, overflow } = w;
-        out.push((
-            parent,
-            PyColumns {
-                enc,
-                strings: strings.clone(),
-                pipeline: p.clone(),
-            },
-        ));
+        out.push((parent, PyColumns::new(enc, strings.clone(), p.clone())));
         for o in overflow {
             walk(p, o, me, strings, out);
         }
     }
     let strings = Arc::new(e.strings);
     if e.main.overflow.is_empty() {
-        return Tree::Lone(PyColumns {
-            enc: e.main.enc,
-            strings,
-            pipeline: p.clone(),
-        });
+        return Tree::Lone(PyColumns::new(e.main.enc, strings, p.clone()));
     }
     let mut out = Vec::new();
     walk(p, e.main, -1, &strings, &mut out);

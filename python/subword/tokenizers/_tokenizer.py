@@ -35,10 +35,12 @@ class Encoding:
     """One encode result (HF's ``tokenizers.Encoding``): ids, tokens, character offsets, word
     and sequence indexes (None for tokens a post-processor added), type ids and the masks."""
 
-    # The columns, in ``_COLUMNS`` order: lists, or None until read from ``_source`` (the
-    # core's ``EncodingColumns``), so a caller reading only ``ids`` builds no other list. A
-    # result made from the core starts with ``_columns`` None and ``_overflowing`` None (no
-    # windows): a batch of short texts pays for no list per result until one is read.
+    # A result made from the core reads its columns from ``_source`` (the core's
+    # ``EncodingColumns``, which makes each list when first read and keeps it), ``_columns``
+    # being None: a caller reading only ``ids`` builds no other list, and a batch of short
+    # texts holds no Python list per result until one is read. A result made from lists
+    # (unpickled) holds them in ``_columns``, in ``_COLUMNS`` order. ``_overflowing`` is None
+    # until there are windows.
     __slots__ = ("_columns", "_source", "_pair", "_overflowing")
 
     def __init__(
@@ -115,7 +117,7 @@ class Encoding:
         return self._overflowing
 
     def __len__(self) -> int:
-        if self._columns is None or self._columns[0] is None:
+        if self._columns is None:
             return len(self._source)
         return len(self._columns[0])
 
@@ -188,11 +190,8 @@ def _column(k: int, name: str) -> property:
     def get(self):
         columns = self._columns
         if columns is None:
-            columns = self._columns = [None] * len(_COLUMNS)
-        value = columns[k]
-        if value is None:
-            value = columns[k] = self._source.column(k)
-        return value
+            return self._source.column(k)
+        return columns[k]
 
     return property(get, doc=f"The {name} column (read-only, as in HF).")
 
