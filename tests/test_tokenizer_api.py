@@ -359,6 +359,18 @@ def test_results_are_hfs_on_the_saved_file(snippet):
     assert [view(e) for e in got] == [view(e) for e in hf.encode_batch(words, is_pretokenized=True)]
 
 
+def test_lone_surrogates_become_the_replacement_char(snippet):
+    # As subword.Encoding (after tiktoken) does, where HF refuses the text; in a batch given as
+    # a generator too, which the retry has to read again.
+    sw = snippet["sw"]
+    clean = ["a\ufffdb", "ok", "\ufffd"]
+    want = [sw.encode(t).ids for t in clean]
+    assert [sw.encode(t).ids for t in ["a\ud800b", "ok", "\udfff"]] == want
+    assert sw.encode("x", "\ud800").ids == sw.encode("x", "\ufffd").ids
+    got = sw.encode_batch(t for t in ["a\ud800b", "ok", "\udfff"])
+    assert [e.ids for e in got] == want
+
+
 def test_encode_batch_equals_encode(snippet):
     sw = snippet["sw"]
     batch = sw.encode_batch(FIXED)

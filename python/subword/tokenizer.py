@@ -2,9 +2,9 @@
 
 The same Rust model serves ``subword.Encoding``; ``to_encoding`` / ``from_encoding`` convert.
 Encoding runs the core's pipeline (``rust/pipeline``) over the model's tokenizer.json form, so
-results, offsets and pairs are what HF gives on the saved file.
-The encode *result* is called ``Encoded`` here (HF calls it ``Encoding``, which in subword is the
-tiktoken-style tokenizer class).
+results, offsets and pairs are what HF gives on the saved file. A result is HF's ``Encoding``
+(``subword.tokenizers.Encoding``); ``subword.Encoded`` is the name every subword result type
+answers to in ``isinstance`` (``subword.Encoding`` being the tiktoken-style tokenizer class).
 """
 
 from __future__ import annotations
@@ -278,6 +278,8 @@ class Tokenizer:
         """``encode`` of each item (a sequence or a (sequence, pair) tuple), in parallel in
         Rust without the GIL, as HF's ``encode_batch``."""
         hf = self._hf()
+        if not isinstance(inputs, (str, bytes, list)):
+            inputs = list(inputs)  # read once: a retry below reads it again
         try:
             return hf.encode_batch(inputs, is_pretokenized, add_special_tokens)
         except ValueError as e:
