@@ -14,7 +14,8 @@
 //! reused), so a hit is what a miss would give.
 //!
 //! Downside: up to 8 MB of tables per thread that ran the model, a shared 8–32 MB and the long
-//! pieces' shards, touched as entries are written; a thread alternating among more than four cached models rebuilds them.
+//! pieces' shards, touched as entries are written; a thread alternating among more than four
+//! cached models (or encoders) rebuilds their tables.
 
 use super::cache::{LongCache, MAX_LONG_LEN};
 use super::hot::{Tables, MAX_LEN};

@@ -17,10 +17,10 @@
 //! with the encoders' scanner, and a BPE model that qualifies answers its pieces from the
 //! encoders' piece cache (`encode_cached`), else piece by piece (`byte_words.rs`).
 //!
-//! Downside: the byte-level rank encoder behind `subword.Tokenizer` and the tiktoken dialect
-//! is not yet a model here (its tuned path runs beside the pipeline, not through it; this one
-//! shares its scanners and piece cache but merges with HF's merge list), and the WordPiece
-//! and classic BPE facades keep their own older pipelines.
+//! Downside: the byte-level rank encoder behind the tiktoken dialect is not a model here (its
+//! tuned path runs beside the pipeline, not through it; this one shares its scanners and piece
+//! caches but merges with HF's merge list, which `subword.Tokenizer` now encodes with too), and
+//! the WordPiece and classic BPE facades keep their own older pipelines.
 
 mod byte_words;
 mod decode_stream;
