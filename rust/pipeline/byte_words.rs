@@ -46,22 +46,11 @@ impl ByteWords {
         (start, end): (usize, usize),
         mut f: impl FnMut(&Self) -> Result<()>,
     ) -> Result<()> {
-        let part = &text[start..end];
-        let prefixed = prefix_space && !part.is_empty() && !part.starts_with(' ');
-        let spaced;
-        let scanned = if prefixed {
-            spaced = format!(" {part}");
-            spaced.as_str()
-        } else {
-            part
-        };
-        // Byte k of `scanned` stands for byte `start + k - shift` of the text (the space, k = 0,
-        // for the first byte).
-        let shift = usize::from(prefixed);
+        let (scanned, shift) = scanned_text(&text[start..end], prefix_space);
         let bytes = scanned.as_bytes();
         let mut spans = std::mem::take(&mut self.spans);
         spans.clear();
-        scanner.for_each_span(scanned, &mut spans)?;
+        scanner.for_each_span(&scanned, &mut spans)?;
         let walked = self.walk_spans(&spans, start, shift, bytes, &mut f);
         self.spans = spans;
         walked
@@ -143,6 +132,17 @@ impl ByteWords {
             return (at, at);
         }
         (char_start(self.from[a]), char_end(self.from[b - 1]))
+    }
+}
+
+/// What a byte-level pre-tokenizer cuts of `part`: `part` itself, or with `prefix_space` and
+/// unless it is empty or starts with one, a space and `part`; and how many bytes were put first.
+/// Byte k of the result stands for byte `k - shift` of `part` (the space, k = 0, for the first).
+pub fn scanned_text(part: &str, prefix_space: bool) -> (std::borrow::Cow<'_, str>, usize) {
+    if prefix_space && !part.is_empty() && !part.starts_with(' ') {
+        (format!(" {part}").into(), 1)
+    } else {
+        (part.into(), 0)
     }
 }
 

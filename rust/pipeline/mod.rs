@@ -440,16 +440,8 @@ impl Pipeline {
     ) -> Result<()> {
         let Scratch { spans, ids, .. } = scratch;
         let part = &text[stretch.start..stretch.end];
-        let spaced;
-        let scanned = if stretch.prefix_space && !part.starts_with(' ') {
-            spaced = format!(" {part}");
-            spaced.as_str()
-        } else {
-            part
-        };
-        // Byte k of `scanned` stands for byte `start + k - shift` of the text (the space, k = 0,
-        // for the first byte).
-        let shift = scanned.len() - part.len();
+        let (scanned, shift) = byte_words::scanned_text(part, stretch.prefix_space);
+        let scanned = &*scanned;
         let original = |k: usize| stretch.start + k.saturating_sub(shift);
         spans.clear();
         // The scanner cuts the stretch as text of its own, as the general path does.
