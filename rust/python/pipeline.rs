@@ -801,16 +801,23 @@ impl PyPipeline {
     }
 
     /// The pipeline of a byte-level rank encoder (`subword.Tokenizer`'s model): its
-    /// tokenizer.json document (`formats::hf_json`), read here without leaving Rust.
+    /// tokenizer.json document (`formats::hf_json`), read here without leaving Rust; made once
+    /// per encoder and space rule and kept by the encoder.
     #[staticmethod]
     fn of_core_bpe(py: Python<'_>, core: PyRef<'_, PyCore>, prefix_space: bool) -> PyResult<Self> {
+        let cell = &core.pipelines[usize::from(prefix_space)];
+        if let Some(made) = cell.get() {
+            return Ok(PyPipeline {
+                inner: made.clone(),
+            });
+        }
         let encoder = core.inner.clone();
-        let inner = py
+        let made = py
             .allow_threads(|| Pipeline::from_json(&hf_json::document(&encoder, prefix_space)))
             .map_err(to_py)?;
-        Ok(PyPipeline {
-            inner: Arc::new(inner),
-        })
+        // Two threads may both have made one: the first kept is everyone's.
+        let inner = cell.get_or_init(|| Arc::new(made)).clone();
+        Ok(PyPipeline { inner })
     }
 
     /// A tokenizer.json document read in Rust; every part is checked.
