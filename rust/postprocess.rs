@@ -145,6 +145,14 @@ impl Windows {
         }
     }
 
+    /// Every token of it and of its windows in `sequence`.
+    pub fn set_sequence(&mut self, sequence: u32) {
+        self.enc.set_sequence(sequence);
+        for o in &mut self.overflow {
+            o.set_sequence(sequence);
+        }
+    }
+
     /// `self` followed by `other`, with overflowing windows combined the way HF's
     /// `Encoding::merge_with` combines them: each of ours with `other` and with each of its
     /// windows, then the whole of `self` with each of `other`'s windows.
@@ -306,22 +314,31 @@ pub struct Template {
 }
 
 impl Template {
+    /// BertProcessing: specials are `[cls, sep]`, in that order (`render_post` relies on it).
+    /// Template pieces name their special, so when `cls` and `sep` share a string but not an
+    /// id, `sep` is keyed by a name no token string can equal and shows its own string.
     pub fn bert(cls: (String, u32), sep: (String, u32)) -> Template {
+        let (sep_key, strings) = if cls.0 == sep.0 && cls.1 != sep.1 {
+            let key = format!("{}\u{0}sep", sep.0);
+            (key, vec![vec![cls.0.clone()], vec![sep.0.clone()]])
+        } else {
+            (sep.0.clone(), Vec::new())
+        };
         Template {
             single: vec![
                 Piece::Special(cls.0.clone(), 0),
                 Piece::Sequence(false, 0),
-                Piece::Special(sep.0.clone(), 0),
+                Piece::Special(sep_key.clone(), 0),
             ],
             pair: vec![
                 Piece::Special(cls.0.clone(), 0),
                 Piece::Sequence(false, 0),
-                Piece::Special(sep.0.clone(), 0),
+                Piece::Special(sep_key.clone(), 0),
                 Piece::Sequence(true, 1),
-                Piece::Special(sep.0.clone(), 1),
+                Piece::Special(sep_key.clone(), 1),
             ],
-            specials: vec![(cls.0, vec![cls.1]), (sep.0, vec![sep.1])],
-            strings: Vec::new(),
+            specials: vec![(cls.0, vec![cls.1]), (sep_key, vec![sep.1])],
+            strings,
             bert_form: true,
         }
     }

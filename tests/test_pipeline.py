@@ -208,6 +208,9 @@ PROCESSORS = [
         lambda m: m.RobertaProcessing(("[SEP]", 2), ("<s>", 3), trim_offsets=False),
         "Roberta untrimmed",
     ),
+    # One string for both, two ids: each keeps its own id.
+    (lambda m: m.BertProcessing(("<s>", 2), ("<s>", 3)), "Bert one string"),
+    (lambda m: m.RobertaProcessing(("<s>", 2), ("<s>", 3)), "Roberta one string"),
     (lambda m: m.ByteLevel(), "ByteLevel"),
     (lambda m: m.ByteLevel(trim_offsets=False), "ByteLevel untrimmed"),
     (lambda m: m.ByteLevel(add_prefix_space=False), "ByteLevel no prefix space"),
@@ -246,6 +249,12 @@ def test_post_processors_equal_hf(processor, pre_tokenizer, model, add_special_t
     got = mine.encode(text, pair, add_special_tokens=add_special_tokens)
     want = theirs.encode(text, pair, add_special_tokens=add_special_tokens)
     assert _view(got) == _view(want)
+    # Written and read back, it is HF's post-processor still.
+    assert (
+        json.loads(mine.to_str())["post_processor"] == json.loads(theirs.to_str())["post_processor"]
+    )
+    again = ours.Tokenizer.from_str(theirs.to_str())
+    assert _view(again.encode(text, pair, add_special_tokens=add_special_tokens)) == _view(want)
     for is_pair in (False, True):
         assert mine.num_special_tokens_to_add(is_pair) == theirs.num_special_tokens_to_add(is_pair)
     batch = [text, (text, pair or "")]
@@ -467,6 +476,14 @@ def test_post_process_equals_hf(settings, add_special_tokens):
                 assert got.offsets == want.offsets, case
                 assert got.attention_mask == want.attention_mask, case
                 assert got.special_tokens_mask == want.special_tokens_mask, case
+                # Windows of an earlier truncation stay unless this one cuts again. (Not their
+                # sequence ids: HF keeps such a window without sequence ranges, so joined to a
+                # pair's window all its tokens read as sequence 0; subword labels each part.)
+                windows = [
+                    [(o.ids, o.tokens, o.type_ids, o.offsets) for o in e.overflowing]
+                    for e in (got, want)
+                ]
+                assert windows[0] == windows[1], case
     with pytest.raises(TypeError, match="must be an Encoding"):
         mine.post_process("my name")
 

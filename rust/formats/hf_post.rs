@@ -216,20 +216,13 @@ fn render_piece(piece: &Piece) -> Value {
 
 pub fn render_post(t: &Template) -> Value {
     if t.bert_form {
-        let get = |name: &str| {
-            let ids = &t
-                .specials
-                .iter()
-                .find(|(n, _)| n == name)
-                .expect("bert form")
-                .1;
-            json!([name, ids[0]])
+        // `Template::bert` keeps `[cls, sep]` in that order, each with its own string.
+        let get = |k: usize| {
+            let (name, ids) = &t.specials[k];
+            let shown = t.strings.get(k).and_then(|s| s.first()).unwrap_or(name);
+            json!([shown, ids[0]])
         };
-        let (cls, sep) = match (&t.single[0], &t.single[2]) {
-            (Piece::Special(c, _), Piece::Special(s, _)) => (c.clone(), s.clone()),
-            _ => unreachable!("bert form has [CLS] $A [SEP]"),
-        };
-        return json!({"type": "BertProcessing", "sep": get(&sep), "cls": get(&cls)});
+        return json!({"type": "BertProcessing", "sep": get(1), "cls": get(0)});
     }
     let mut specials = Map::new();
     for (k, (name, ids)) in t.specials.iter().enumerate() {

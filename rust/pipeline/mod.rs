@@ -118,17 +118,20 @@ impl Pipeline {
             }
             None => None,
         };
-        self.post_process(a, b, strings, add_special_tokens)
+        let b = b.map(Windows::new);
+        self.post_process(Windows::new(a), b, strings, add_special_tokens)
     }
 
     /// What follows the model (HF's `post_process`): truncation (its windows kept as
     /// overflowing), the post-processor and padding, on one sequence's tokens and an optional
     /// pair's, which become sequences 0 and 1 (their type ids stay until a template sets
-    /// them); `strings` are the token strings their `text` fields point at.
+    /// them); `strings` are the token strings their `text` fields point at. A sequence's
+    /// overflowing windows (from an earlier truncation) stay unless truncation cuts it again,
+    /// which makes new ones, as in HF.
     pub fn post_process(
         &self,
-        mut a: Encoding,
-        mut b: Option<Encoding>,
+        mut a: Windows,
+        mut b: Option<Windows>,
         strings: Vec<String>,
         add_special_tokens: bool,
     ) -> Result<Encoded> {
@@ -137,21 +140,26 @@ impl Pipeline {
             b.set_sequence(1);
         }
         let mut parts = match &self.truncation {
-            None => std::iter::once(a).chain(b).map(Windows::new).collect(),
+            None => std::iter::once(a).chain(b).collect(),
             Some(t) => {
                 let added = match (&self.post_processor, add_special_tokens) {
                     (Some(p), true) => p.added(b.is_some()),
                     _ => 0,
                 };
-                let (keep_a, keep_b) = t.lengths(a.len(), b.as_ref().map(Encoding::len), added)?;
-                let windows = |e: &Encoding, keep| -> Result<Windows> {
-                    let mut cut = t.windows(e.len(), keep)?.into_iter().map(|r| e.slice(r));
-                    let mut w = Windows::new(cut.next().expect("a first window"));
-                    w.overflow = cut.map(Windows::new).collect();
-                    Ok(w)
+                let b_len = b.as_ref().map(|b| b.enc.len());
+                let (keep_a, keep_b) = t.lengths(a.enc.len(), b_len, added)?;
+                let windows = |w: Windows, keep| -> Result<Windows> {
+                    let ranges = t.windows(w.enc.len(), keep)?;
+                    if ranges.len() == 1 {
+                        return Ok(w); // not cut: its windows from before stay
+                    }
+                    let mut cut = ranges.into_iter().map(|r| w.enc.slice(r));
+                    let mut out = Windows::new(cut.next().expect("a first window"));
+                    out.overflow = cut.map(Windows::new).collect();
+                    Ok(out)
                 };
-                let mut parts = vec![windows(&a, keep_a)?];
-                if let Some(b) = &b {
+                let mut parts = vec![windows(a, keep_a)?];
+                if let Some(b) = b {
                     parts.push(windows(b, keep_b)?);
                 }
                 parts
@@ -300,7 +308,7 @@ impl Pipeline {
                     strings.push(text.to_string());
                     *word += 1;
                 }
-                Part::ByteStretch(stretch) => match self.model.byte_pieces() {
+                Part::ByteStretch(stretch) => match self.model.byte_level() {
                     Some(bpe) => {
                         self.encode_cached(bpe, text, stretch, &chars, word, out, &mut scratch)?
                     }
@@ -430,7 +438,7 @@ impl Pipeline {
     #[allow(clippy::too_many_arguments)]
     fn encode_cached(
         &self,
-        bpe: &crate::models::Bpe,
+        bpe: crate::models::ByteLevelBpe<'_>,
         text: &str,
         stretch: ByteStretch<'_>,
         chars: &CharIndex,
@@ -448,8 +456,7 @@ impl Pipeline {
         stretch.scanner.for_each_span(scanned, spans)?;
         spans.retain(|&(a, b)| a < b);
         ids.clear();
-        bpe.encode_byte_pieces(scanned.as_bytes(), spans, ids)?;
-        let lengths = bpe.byte_pieces().expect("the caller checked the fast path");
+        bpe.encode(scanned.as_bytes(), spans, ids)?;
         let broken = || Error::invalid("internal: a piece's tokens do not cover it exactly");
         let mut pieces = (*word..).zip(spans.iter());
         let (mut in_word, mut at, mut end) = (*word, 0, 0);
@@ -459,7 +466,7 @@ impl Pipeline {
                 (in_word, at, end) = (w, a, b);
             }
             let from = at;
-            at += lengths.raw_len(id)?;
+            at += bpe.raw_len(id)?;
             if at > end {
                 return Err(broken());
             }

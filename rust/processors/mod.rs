@@ -193,13 +193,21 @@ impl Processor {
 }
 
 fn roberta_template(sep: &(String, u32), cls: &(String, u32)) -> Template {
-    let s = |t: &(String, u32)| Piece::Special(t.0.clone(), 0);
+    // Pieces name their special: a `sep` sharing `cls`'s string but not its id gets a key no
+    // token string can equal (its string stays in `strings`).
+    let sep_key = if sep.0 == cls.0 && sep.1 != cls.1 {
+        format!("{}\u{0}sep", sep.0)
+    } else {
+        sep.0.clone()
+    };
     let a = Piece::Sequence(false, 0);
     let b = Piece::Sequence(true, 0);
+    let c = || Piece::Special(cls.0.clone(), 0);
+    let s = || Piece::Special(sep_key.clone(), 0);
     Template {
-        single: vec![s(cls), a.clone(), s(sep)],
-        pair: vec![s(cls), a, s(sep), s(sep), b, s(sep)],
-        specials: vec![(cls.0.clone(), vec![cls.1]), (sep.0.clone(), vec![sep.1])],
+        single: vec![c(), a.clone(), s()],
+        pair: vec![c(), a, s(), s(), b, s()],
+        specials: vec![(cls.0.clone(), vec![cls.1]), (sep_key.clone(), vec![sep.1])],
         strings: vec![vec![cls.0.clone()], vec![sep.0.clone()]],
         bert_form: false,
     }

@@ -403,6 +403,17 @@ type Columns = (
 
 /// The tokens of `columns`, each one's string kept in `strings` (padding keeps its mark, so
 /// it stays padding).
+/// A result's columns and its overflowing windows' (one level, as HF's results have them).
+type Sequence = (Columns, Vec<Columns>);
+
+fn windows_of((main, overflow): Sequence, strings: &mut Vec<String>) -> PyResult<Windows> {
+    let mut w = Windows::new(encoding_of(main, strings)?);
+    for o in overflow {
+        w.overflow.push(Windows::new(encoding_of(o, strings)?));
+    }
+    Ok(w)
+}
+
 fn encoding_of(
     (ids, tokens, type_ids, offsets, words, attention): Columns,
     strings: &mut Vec<String>,
@@ -732,14 +743,14 @@ impl PyPipeline {
     fn post_process(
         &self,
         py: Python<'_>,
-        encoding: Columns,
-        pair: Option<Columns>,
+        encoding: Sequence,
+        pair: Option<Sequence>,
         add_special_tokens: bool,
     ) -> PyResult<Tree> {
         let p = &self.inner;
         let mut strings = Vec::new();
-        let a = encoding_of(encoding, &mut strings)?;
-        let b = pair.map(|c| encoding_of(c, &mut strings)).transpose()?;
+        let a = windows_of(encoding, &mut strings)?;
+        let b = pair.map(|c| windows_of(c, &mut strings)).transpose()?;
         py.allow_threads(|| {
             let e = p.post_process(a, b, strings, add_special_tokens)?;
             Ok(tree(p, e))

@@ -508,8 +508,15 @@ class Tokenizer:
                 raise TypeError(f"post_process: {what} must be an Encoding, got {type(e).__name__}")
             return (e.ids, e.tokens, e.type_ids, e.offsets, e.word_ids, e.attention_mask)
 
-        b = None if pair is None else columns(pair, "pair")
-        tree = self._core().post_process(columns(encoding, "encoding"), b, bool(add_special_tokens))
+        def sequence(e, what):
+            # Its windows from an earlier truncation go too: HF keeps them unless truncation
+            # cuts the sequence again.
+            main = columns(e, what)
+            return main, [columns(o, what + "'s overflowing") for o in e.overflowing]
+
+        b = None if pair is None else sequence(pair, "pair")
+        a = sequence(encoding, "encoding")
+        tree = self._core().post_process(a, b, bool(add_special_tokens))
         return self._result(tree, pair is not None)
 
     def encode_batch(
@@ -653,6 +660,14 @@ class Tokenizer:
         from .._files import write_atomic
 
         write_atomic(path, self.to_str(pretty))
+
+    def _take_parts(self, other: Tokenizer) -> None:
+        """Use ``other``'s normalizer, post-processor, truncation and padding (the same
+        objects): ``subword.Tokenizer`` keeps them apart from its model."""
+        self._normalizer = other._normalizer
+        self._post_processor = other._post_processor
+        self._truncation = other._truncation
+        self._padding = other._padding
 
     @classmethod
     def _from_core(cls, core: Any) -> Tokenizer:
