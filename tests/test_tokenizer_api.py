@@ -9,6 +9,7 @@ HF first).
 from __future__ import annotations
 
 import json
+import pickle
 
 import pytest
 import refdata
@@ -504,9 +505,9 @@ def test_saved_json_is_hf_shaped(snippet):
     assert doc["added_tokens"][0]["id"] == VOCAB_SIZE - 1
 
 
-# ----- normalizer and post-processor of the byte-level BPE Tokenizer -----
-# What it cannot apply yet is refused (ignoring it would give other ids than HF's, silently);
-# NFC is applied with HF's alignments, so offsets point into the text as given.
+# ----- normalizer, post-processor, truncation and padding of the byte-level BPE Tokenizer -----
+# Each is HF's component, run by the pipeline with HF's alignments, so offsets point into the
+# text as given; NFC is also the rank encoder's (to_encoding keeps it).
 
 
 def test_normalizer_nfc_applies_and_round_trips_through_hf(snippet, tmp_path):
@@ -527,13 +528,170 @@ def test_normalizer_nfc_applies_and_round_trips_through_hf(snippet, tmp_path):
     assert json.loads(tok.to_str())["normalizer"] is None
 
 
-def test_unsupported_normalizer_and_post_processor_are_refused(snippet):
-    from subword.tokenizers import normalizers as N
+def _view(e):
+    return (e.ids, e.tokens, e.offsets, e.type_ids, e.attention_mask, e.special_tokens_mask,
+            e.word_ids, e.sequence_ids, [o.ids for o in e.overflowing])  # fmt: skip
+
+
+# (name, set the part on a tokenizer, given the library): the same call for subword and HF.
+PARTS = {
+    "lowercase": lambda lib, t: setattr(t, "normalizer", lib.normalizers.Lowercase()),
+    "bert_normalizer": lambda lib, t: setattr(
+        t, "normalizer", lib.normalizers.BertNormalizer(lowercase=True, strip_accents=True)
+    ),
+    "nfkc_replace": lambda lib, t: setattr(
+        t,
+        "normalizer",
+        lib.normalizers.Sequence([lib.normalizers.NFKC(), lib.normalizers.Replace("o", "0")]),
+    ),
+    "template": lambda lib, t: setattr(
+        t,
+        "post_processor",
+        lib.processors.TemplateProcessing(
+            single=f"{EOT} $A {EOT}",
+            pair=f"{EOT} $A {EOT} $B:1 {EOT}:1",
+            special_tokens=[(EOT, VOCAB_SIZE - 1)],
+        ),
+    ),
+    "byte_level_trim": lambda lib, t: setattr(
+        t, "post_processor", lib.processors.ByteLevel(trim_offsets=True)
+    ),
+    # (no stride: on pairs, a part may keep fewer tokens than any stride, where HF panics)
+    "truncation": lambda lib, t: t.enable_truncation(5),
+    "truncation_left": lambda lib, t: t.enable_truncation(7, direction="left"),
+    "padding": lambda lib, t: t.enable_padding(pad_id=3, pad_token="P", length=12),
+    "batch_padding": lambda lib, t: t.enable_padding(pad_id=3, pad_token="P", direction="left"),
+}
+
+
+PART_SETS = [["lowercase"], ["bert_normalizer"], ["nfkc_replace"], ["template"],
+             ["byte_level_trim"], ["truncation"], ["truncation_left"], ["padding"],
+             ["bert_normalizer", "template", "truncation", "batch_padding"]]  # fmt: skip
+
+
+@pytest.mark.parametrize("parts", PART_SETS, ids="+".join)
+def test_parts_around_the_model_equal_hf(snippet, tmp_path, parts):
+    from subword import tokenizers as ours
+
+    sw = subword.Tokenizer.from_str(snippet["sw"].to_str())
+    hf = tokenizers.Tokenizer.from_file(str(snippet["path"]))
+    for name in parts:
+        PARTS[name](ours, sw)
+        PARTS[name](tokenizers, hf)
+    texts = FIXED + ["HELLO Wörld ÀÉÎ ｆｕｌｌ ① ﬁ  tokens"]
+    pairs = list(zip(texts, texts[::-1]))
+
+    def same(mine, theirs):
+        for a, b in pairs:
+            assert _view(mine.encode(a)) == _view(theirs.encode(a)), a
+            assert _view(mine.encode(a, b)) == _view(theirs.encode(a, b)), (a, b)
+            bare = [lib.encode(a, add_special_tokens=False) for lib in (mine, theirs)]
+            assert _view(mine.post_process(bare[0])) == _view(theirs.post_process(bare[1])), a
+        got, want = mine.encode_batch(pairs), theirs.encode_batch(pairs)
+        assert [_view(e) for e in got] == [_view(e) for e in want]
+
+    same(sw, hf)
+    # Saved, the file is the same tokenizer in HF and back in subword, pickled too.
+    path = tmp_path / "parts.json"
+    sw.save(str(path))
+    same(sw, tokenizers.Tokenizer.from_file(str(path)))
+    back = subword.Tokenizer.from_file(str(path))
+    same(back, hf)
+    assert back == sw and pickle.loads(pickle.dumps(sw)) == sw
+    assert sw.padding == hf.padding and sw.truncation == hf.truncation
+    assert sw.num_special_tokens_to_add(True) == hf.num_special_tokens_to_add(True)
+    # The rank encoder cannot run them: what would give other ids is refused, naming them.
+    with pytest.raises(ValueError, match="rank encoder"):
+        sw.to_encoding()
+    with pytest.raises(ValueError, match="rank encoder|add_prefix_space"):
+        list(sw.encode_iterable(["x"]))
+
+
+def test_parts_set_before_the_model_and_after_it(snippet):
+    # Set on a tokenizer with no model yet, they hold after training, and a later change (a new
+    # pre-tokenizer, an added token) rebuilds the model without losing them.
+    from subword import tokenizers as ours
+
+    tok = subword.Tokenizer(subword.models.BPE())
+    tok.normalizer = ours.normalizers.Lowercase()
+    tok.enable_truncation(4)
+    trainer = subword.trainers.BpeTrainer(vocab_size=300, show_progress=False)
+    tok.train_from_iterator(BASE_DOCS, trainer)
+    assert tok.encode("HELLO WORLD THE QUICK").tokens == tok.encode("hello world the quick").tokens
+    assert len(tok.encode("a b c d e f g").ids) == 4
+    tok.pre_tokenizer = subword.pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tok.add_special_tokens(["<|x|>"])
+    e = tok.encode("HELLO <|x|> WORLD THE QUICK")
+    assert e.tokens == tok.encode("hello <|x|> world the quick").tokens and len(e.ids) == 4
+    assert e.tokens[0].startswith("Ġ")  # the new pre-tokenizer's space
+    tok.no_truncation()
+    assert "<|x|>" in tok.encode("HELLO <|x|> WORLD THE QUICK").tokens
+    tok.normalizer = None
+    assert tok.encode("HELLO").tokens != tok.encode("hello").tokens
+    tok.pre_tokenizer = subword.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    assert (
+        tok.to_encoding().encode("HELLO <|x|>", allowed_special="all")
+        == tok.encode("HELLO <|x|>").ids
+    )
+
+
+def test_training_sees_normalized_text(tmp_path):
+    # As in HF, merges are learned from the normalizer's output: with Lowercase set, training
+    # on the documents learns what training on their lowercased forms learns without it.
+    from subword import tokenizers as ours
+
+    lowercase = ours.normalizers.Lowercase()
+    docs = [d.upper() for d in BASE_DOCS * 3] + _synthetic_docs(40)
+    trainer = subword.trainers.BpeTrainer(vocab_size=400, special_tokens=[EOT], show_progress=False)
+
+    def trained(texts, normalizer, files=False):
+        tok = subword.Tokenizer(subword.models.BPE())
+        tok.normalizer = normalizer
+        if files:
+            paths = []
+            for k, text in enumerate(texts):
+                paths.append(tmp_path / f"doc{k}.txt")
+                paths[-1].write_text(text, encoding="utf-8")
+            tok.train([str(p) for p in paths], trainer)
+        else:
+            tok.train_from_iterator(texts, trainer)
+        return json.loads(tok.to_str())["model"]
+
+    want = trained([lowercase.normalize_str(d) for d in docs], None)
+    assert trained(docs, lowercase) == want
+    assert trained(docs, lowercase, files=True) == want
+    assert trained(docs, None) != want
+
+
+def test_bad_parts_are_refused_and_leave_the_tokenizer_as_it_was(snippet):
+    from subword import tokenizers as ours
 
     tok = subword.Tokenizer.from_str(snippet["sw"].to_str())
-    before = tok.encode("HELLO").ids
-    with pytest.raises(ValueError, match="Lowercase normalizer"):
-        tok.normalizer = N.Lowercase()
-    with pytest.raises(ValueError, match="post-processor"):
-        tok.post_processor = tokenizers.processors.ByteLevel()
-    assert tok.encode("HELLO").ids == before and tok.normalizer is None
+    before = tok.to_str()
+    with pytest.raises(TypeError, match="normalizer"):
+        tok.normalizer = ours.pre_tokenizers.Whitespace()
+    with pytest.raises(TypeError, match="post_processor"):
+        tok.post_processor = ours.normalizers.NFC()
+    with pytest.raises(ValueError, match="direction"):
+        tok.enable_padding(direction="Up")
+    with pytest.raises(ValueError, match="strategy"):
+        tok.enable_truncation(8, strategy="middle")
+    with pytest.raises(ValueError, match="decodes with ByteLevel"):
+        tok.decoder = ours.decoders.WordPiece()
+    assert tok.to_str() == before and tok.normalizer is None and tok.padding is None
+
+
+def test_subword_processors_are_taken_as_their_hf_equals(snippet):
+    # subword.processors' classes give what HF's own give on HF's tokenizer.
+    sw = subword.Tokenizer.from_str(snippet["sw"].to_str())
+    hf = tokenizers.Tokenizer.from_file(str(snippet["path"]))
+    specials = [(EOT, VOCAB_SIZE - 1)]
+    for mine, theirs in [
+        (subword.processors.BertProcessing((EOT, 5), (EOT, 7)),
+         tokenizers.processors.BertProcessing((EOT, 5), (EOT, 7))),
+        (subword.processors.TemplateProcessing(f"{EOT} $A", f"$A {EOT}:1 $B:1", specials),
+         tokenizers.processors.TemplateProcessing(f"{EOT} $A", f"$A {EOT}:1 $B:1", specials)),
+    ]:  # fmt: skip
+        sw.post_processor, hf.post_processor = mine, theirs
+        for a, b in [("Hello", "world"), ("", "한국어")]:
+            assert _view(sw.encode(a, b)) == _view(hf.encode(a, b))

@@ -22,8 +22,11 @@ from .encoding import (
     _without_lone_surrogates,
 )
 from .models import BPE
+from .tokenizers import models as _hf_models
+from .tokenizers import processors as _hf_processors
 from .tokenizers._tokenizer import Encoding as _HFEncoding
 from .tokenizers._tokenizer import Tokenizer as _HFTokenizer
+from .training import _feed_documents
 
 __all__ = ["Tokenizer", "Encoded"]
 
@@ -42,10 +45,37 @@ Encoded.register(_core.Encoded)
 Encoded.register(_HFEncoding)
 
 
-def _nfc_normalizer():
+def _is_nfc(normalizer) -> bool:
+    from .tokenizers.normalizers import NFC
+
+    return type(normalizer) is NFC
+
+
+def _nfc():
     from .tokenizers.normalizers import NFC
 
     return NFC()
+
+
+def _as_hf_processor(value):
+    """``subword.processors``' classes as their equal in ``subword.tokenizers.processors``."""
+    from . import processors
+
+    if isinstance(value, processors.BertProcessing):
+        return _hf_processors.BertProcessing(value.sep, value.cls)
+    if isinstance(value, processors.TemplateProcessing):
+
+        def pieces(template):
+            out = []
+            for p in template:
+                ((kind, body),) = p.items()
+                out.append(("$" if kind == "Sequence" else "") + f"{body['id']}:{body['type_id']}")
+            return out
+
+        return _hf_processors.TemplateProcessing(
+            pieces(value.single), pieces(value.pair), list(value._specials.values())
+        )
+    return value
 
 
 class Tokenizer:
@@ -73,9 +103,13 @@ class Tokenizer:
             raise TypeError("Tokenizer(model): model must be subword.models.BPE or WordPiece")
         self.model = model
         self._pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        self.decoder = decoders.ByteLevel()
-        self._normalizer = None
-        self._post_processor = None
+        self._decoder = decoders.ByteLevel()
+        # The stages around the model that the rank encoder does not run (a normalizer, a
+        # post-processor, truncation, padding) are kept by a drop-in tokenizer, which checks
+        # them as HF does; encoding (``_hf``) runs them in the pipeline. Invariant: the rank
+        # encoder puts texts in NFC exactly when this normalizer is ``NFC()``, so what
+        # ``to_encoding`` gives normalizes as this tokenizer does.
+        self._parts = _HFTokenizer(_hf_models.BPE())
         self._core = None
         self._added: list[str] = []
         # Added tokens that are not in the model's vocabulary (HF's get_vocab(False) omits them).
@@ -105,42 +139,119 @@ class Tokenizer:
 
     @property
     def normalizer(self):
-        """``NFC()`` when texts are put in NFC first (Qwen's files), else None."""
-        if self._core is not None:
-            return _nfc_normalizer() if self._core.normalize() == "NFC" else None
-        return self._normalizer
+        """Any ``subword.tokenizers.normalizers`` normalizer (HF's), or None."""
+        return self._parts.normalizer
 
     @normalizer.setter
     def normalizer(self, value):
-        # Anything this tokenizer cannot apply is refused: ignoring it would give other ids
-        # than HF's without a word (the full normalizer stage is issue 11's pipeline).
-        from .tokenizers.normalizers import NFC
-
-        if value is not None and not isinstance(value, NFC):
-            raise ValueError(
-                f"the byte-level BPE Tokenizer cannot apply a {type(value).__name__} normalizer "
-                "yet (only subword.tokenizers.normalizers.NFC or None); normalize the texts "
-                "before encoding, e.g. with subword.tokenizers.normalizers"
-            )
-        self._normalizer = value
-        if self._core is not None:
-            doc = json.loads(self._core.to_hf_json(self._prefix_space()))
-            doc["normalizer"] = None if value is None else {"type": "NFC"}
+        self._parts.normalizer = value  # a TypeError for anything else, as in HF
+        core = self._core
+        if core is not None and _is_nfc(value) != (core.normalize() == "NFC"):
+            doc = json.loads(core.to_hf_json(self._prefix_space()))
+            doc["normalizer"] = {"type": "NFC"} if _is_nfc(value) else None
             self._load_doc(doc)
+        self._pass_parts()
+
+    @property
+    def decoder(self):
+        return self._decoder
+
+    @decoder.setter
+    def decoder(self, value):
+        # decode() turns byte-level tokens back into their bytes, which is what ByteLevel does
+        # (and None: the ids' bytes are the text); another decoder would be ignored, so it is
+        # refused.
+        from .tokenizers import decoders as hf_decoders
+
+        if value is not None and not isinstance(value, (decoders.ByteLevel, hf_decoders.ByteLevel)):
+            raise ValueError(
+                f"the byte-level BPE Tokenizer decodes with ByteLevel; a {type(value).__name__} "
+                "decoder would be ignored. Use decoders.ByteLevel(), or subword.tokenizers."
+                "Tokenizer.from_str(tok.to_str()) with the decoder you need"
+            )
+        self._decoder = value
 
     @property
     def post_processor(self):
-        return self._post_processor
+        """A ``subword.tokenizers.processors`` post-processor (``subword.processors``' are
+        taken as their equal there), or None."""
+        return self._parts.post_processor
 
     @post_processor.setter
     def post_processor(self, value):
-        if value is not None:
+        self._parts.post_processor = _as_hf_processor(value)
+        self._pass_parts()
+
+    # ----- truncation and padding (HF's, run by the pipeline) -----
+
+    def enable_truncation(self, max_length, stride=0, strategy="longest_first", direction="right"):
+        self._parts.enable_truncation(max_length, stride, strategy, direction)
+        self._pass_parts()
+
+    def no_truncation(self) -> None:
+        self._parts.no_truncation()
+        self._pass_parts()
+
+    @property
+    def truncation(self) -> dict | None:
+        return self._parts.truncation
+
+    def enable_padding(
+        self,
+        direction="right",
+        pad_id=0,
+        pad_type_id=0,
+        pad_token="[PAD]",
+        length=None,
+        pad_to_multiple_of=None,
+    ) -> None:
+        self._parts.enable_padding(
+            direction, pad_id, pad_type_id, pad_token, length, pad_to_multiple_of
+        )
+        self._pass_parts()
+
+    def no_padding(self) -> None:
+        self._parts.no_padding()
+        self._pass_parts()
+
+    @property
+    def padding(self) -> dict | None:
+        return self._parts.padding
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        return self._parts.num_special_tokens_to_add(is_pair)
+
+    def post_process(self, encoding, pair=None, add_special_tokens: bool = True):
+        """HF's ``post_process``: truncation, the post-processor and padding on results of
+        ``encode(..., add_special_tokens=False)``."""
+        return self._hf().post_process(encoding, pair, add_special_tokens)
+
+    def _pass_parts(self) -> None:
+        made = self.__dict__.get("_hf_of")
+        if made is not None:
+            made[2]._take_parts(self._parts)
+
+    def _beyond_ranks(self) -> list[str]:
+        """The parts set here that a rank encoder (``subword.Encoding``) cannot run."""
+        parts = self._parts
+        named = [
+            ("a " + type(parts.normalizer).__name__ + " normalizer", parts.normalizer is not None
+             and not _is_nfc(parts.normalizer)),
+            ("a post-processor", parts.post_processor is not None),
+            ("truncation", parts.truncation is not None),
+            ("padding", parts.padding is not None),
+        ]  # fmt: skip
+        return [name for name, present in named if present]
+
+    def _rank_encoder_for(self, what: str):
+        beyond = self._beyond_ranks()
+        if beyond:
             raise ValueError(
-                f"the byte-level BPE Tokenizer cannot apply a {type(value).__name__} "
-                "post-processor yet; it would be silently ignored. Add the special tokens to the "
-                "ids yourself, or use the WordPiece Tokenizer, whose post-processors are supported"
+                f"{what} runs the rank encoder, which has no {', '.join(beyond)}; this "
+                "tokenizer would give other ids. Unset them first (normalizer = None, "
+                "post_processor = None, no_truncation(), no_padding()), or use encode()"
             )
-        self._post_processor = None
+        return self._ready()
 
     def _prefix_space(self) -> bool:
         return bool(self._pre_tokenizer.add_prefix_space)
@@ -165,7 +276,7 @@ class Tokenizer:
                     for t in self._added
                     if t in self.model.vocab
                 ],
-                "normalizer": None if self._normalizer is None else {"type": "NFC"},
+                "normalizer": {"type": "NFC"} if _is_nfc(self._parts.normalizer) else None,
                 "pre_tokenizer": self._pre_tokenizer._json(),
                 "post_processor": None,
                 "decoder": {"type": "ByteLevel"},
@@ -199,14 +310,27 @@ class Tokenizer:
         )
         self._added = [s for s, _ in self._core.special_tokens()]
 
+    def _training_normalizer(self):
+        # As HF, the merges are learned from normalized text (the rank encoder's trainer
+        # counts what it is given).
+        n = self._parts.normalizer
+        return None if n is None else n.normalize_str
+
     def train(self, files: Sequence[str], trainer=None) -> None:
-        """Train on text files (each file is one document)."""
+        """Train on text files (each file is one document), normalized first if a normalizer is
+        set."""
         if isinstance(files, (str, os.PathLike)):
             files = [files]
 
+        normalize = self._training_normalizer()
+
         def feed(t, show):
             for f in files:
-                t.feed_file(os.fspath(f), show)
+                if normalize is None:
+                    t.feed_file(os.fspath(f), show)
+                else:  # the file is one document, normalized as a whole (held in memory)
+                    with open(os.fspath(f), encoding="utf-8") as text:
+                        _feed_documents(t, [normalize(text.read())])
 
         self._train(feed, trainer)
 
@@ -215,11 +339,12 @@ class Tokenizer:
     ) -> None:
         """Train on an iterable of str (or of lists of str); each str is one document."""
 
-        from .training import _feed_documents
+        normalize = self._training_normalizer()
 
         def documents():
             for item in iterator:
-                yield from [item] if isinstance(item, str) else item
+                for doc in [item] if isinstance(item, str) else item:
+                    yield doc if normalize is None or not isinstance(doc, str) else normalize(doc)
 
         def feed(t, show):
             _feed_documents(t, documents())
@@ -255,6 +380,7 @@ class Tokenizer:
         if made is None or made[0] is not core or made[1] != prefix:
             pipeline = _core.CorePipeline.of_core_bpe(core, prefix)
             made = (core, prefix, _HFTokenizer._from_core(pipeline))
+            made[2]._take_parts(self._parts)
             self._hf_of = made
         return made[2]
 
@@ -269,7 +395,7 @@ class Tokenizer:
                 "before each stretch of text between specials; encode the texts one by one, or "
                 "set add_prefix_space=False"
             )
-        stream = self._ready().stream("all", ())
+        stream = self._rank_encoder_for("encode_iterable").stream("all", ())
         return _stream_ids(stream, iter(iterable))
 
     def encode_batch(
@@ -359,8 +485,8 @@ class Tokenizer:
     # ----- files -----
 
     def to_str(self, pretty: bool = False) -> str:
-        text = self._ready().to_hf_json(self._prefix_space())
-        return text if pretty else json.dumps(json.loads(text), ensure_ascii=False)
+        """HF's tokenizer.json of every part, written in Rust."""
+        return self._hf().to_str(pretty)
 
     def save(self, path: str, pretty: bool = True) -> None:
         """Write ``tokenizer.json`` atomically; HF ``Tokenizer.from_file`` reads it."""
@@ -379,6 +505,17 @@ class Tokenizer:
 
             return WordPieceTokenizer._from_doc(doc)
         tok = cls(BPE())
+        around = {k: doc.get(k) for k in ("normalizer", "post_processor", "truncation", "padding")}
+        nfc = around["normalizer"] == {"type": "NFC"}
+        if nfc:
+            del around["normalizer"]
+        if any(v is not None for v in around.values()):
+            # The parts the rank encoder does not run are read as HF reads them (the drop-in
+            # checks each); the rank encoder is made from the rest.
+            tok._parts._take_parts(_HFTokenizer.from_str(json_str))
+            doc = {**doc, **dict.fromkeys(around)}
+        elif nfc:
+            tok._parts.normalizer = _nfc()
         tok._load_doc(doc)
         return tok
 
@@ -408,7 +545,7 @@ class Tokenizer:
     def to_encoding(self, name: str = "tokenizer") -> Encoding:
         """The same model as a ``subword.Encoding`` (tiktoken API). Its ``encode`` adds no prefix
         space, even when this tokenizer's ByteLevel does."""
-        core = self._ready()
+        core = self._rank_encoder_for("to_encoding")
         return Encoding._from_core(name, _pattern_of(core), core)
 
     @classmethod
@@ -416,6 +553,8 @@ class Tokenizer:
         """A tokenizer over ``enc``'s model (shared, not copied)."""
         tok = cls(BPE())
         tok._core = enc._core
+        if enc._core.normalize() == "NFC":
+            tok._parts.normalizer = _nfc()
         pattern = enc._core.pattern()
         chain = enc._core.pattern_chain()
         if chain is None and pattern in ("", _core.GPT2_PATTERN):

@@ -93,6 +93,9 @@ class WordPieceTokenizer(Tokenizer):
             )
         self._pre_tokenizer = value
 
+    def _training_normalizer(self):
+        return None  # the WordPiece trainer runs the BertNormalizer itself (_train)
+
     def _doc(self) -> dict:
         if self.model.vocab is None:
             raise ValueError("the model has no vocabulary yet: train it or load one")
