@@ -77,10 +77,19 @@ impl BytePieces {
     }
 }
 
+/// A BPE model on its fast path: made only by [`Bpe::byte_level`], so the piece cache and the
+/// lengths are that model's own and the path's presence is checked once, where it is made.
+#[derive(Clone, Copy)]
+pub struct ByteLevelBpe<'a> {
+    bpe: &'a Bpe,
+    pieces: &'a BytePieces,
+}
+
 impl Bpe {
     /// The byte-level fast path, when this model qualifies for it.
-    pub fn byte_pieces(&self) -> Option<&BytePieces> {
-        self.byte_pieces.as_ref()
+    pub fn byte_level(&self) -> Option<ByteLevelBpe<'_>> {
+        let pieces = self.byte_pieces.as_ref()?;
+        Some(ByteLevelBpe { bpe: self, pieces })
     }
 
     /// The model without its fast path, to test that path against the per-piece one.
@@ -89,31 +98,30 @@ impl Bpe {
         self.byte_pieces = None;
         self
     }
+}
 
+impl ByteLevelBpe<'_> {
     /// The ids of the raw pieces `spans` of `text` (non-empty, in order) onto `out`, as
-    /// [`Bpe::tokenize`] gives them for the pieces' byte chars. Call only when
-    /// [`Bpe::byte_pieces`] is some.
-    pub fn encode_byte_pieces(
-        &self,
-        text: &[u8],
-        spans: &[Span],
-        out: &mut Vec<u32>,
-    ) -> Result<()> {
-        let Some(fast) = &self.byte_pieces else {
-            return Err(Error::invalid(
-                "internal: this BPE model has no byte-level fast path",
-            ));
-        };
+    /// [`Bpe::tokenize`] gives them for the pieces' byte chars.
+    pub fn encode(&self, text: &[u8], spans: &[Span], out: &mut Vec<u32>) -> Result<()> {
         let mut word = String::new();
         let mut tokens: Vec<ModelToken> = Vec::new();
-        fast.cache.encode_spans(text, spans, out, |piece, out| {
-            word.clear();
-            word.extend(piece.iter().map(|&b| byte_char(b)));
-            tokens.clear();
-            self.tokenize(&word, &mut tokens)?;
-            out.extend(tokens.iter().map(|t| t.id));
-            Ok(())
-        })
+        self.pieces
+            .cache
+            .encode_spans(text, spans, out, |piece, out| {
+                word.clear();
+                word.extend(piece.iter().map(|&b| byte_char(b)));
+                tokens.clear();
+                self.bpe.tokenize(&word, &mut tokens)?;
+                out.extend(tokens.iter().map(|t| t.id));
+                Ok(())
+            })
+    }
+
+    /// The raw bytes of the token `id` made of a byte-level piece.
+    #[inline]
+    pub fn raw_len(&self, id: u32) -> Result<usize> {
+        self.pieces.raw_len(id)
     }
 }
 

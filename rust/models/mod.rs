@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::formats::json_fields::Fields;
 use crate::wordpiece::WordPiece;
 pub use bpe::{Bpe, BpeOptions};
+pub use byte_pieces::ByteLevelBpe;
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::sync::Arc;
@@ -83,9 +84,9 @@ impl Model {
 
     /// The BPE model, when it takes byte-level pieces through its piece cache
     /// (`byte_pieces.rs`).
-    pub fn byte_pieces(&self) -> Option<&Bpe> {
+    pub fn byte_level(&self) -> Option<ByteLevelBpe<'_>> {
         match self {
-            Model::Bpe(m) if m.byte_pieces().is_some() => Some(m),
+            Model::Bpe(m) => m.byte_level(),
             _ => None,
         }
     }

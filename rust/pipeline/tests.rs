@@ -98,8 +98,8 @@ fn the_cached_path_gives_the_per_piece_paths_tokens() {
             let cached = pipeline(model().unwrap(), prefix_space, added);
             let plain = model().unwrap().without_byte_pieces();
             let per_piece = pipeline(plain, prefix_space, added);
-            assert!(cached.model.byte_pieces().is_some());
-            assert!(per_piece.model.byte_pieces().is_none());
+            assert!(cached.model.byte_level().is_some());
+            assert!(per_piece.model.byte_level().is_none());
             for _ in 0..300 {
                 let text = random_text(&mut rng);
                 // Twice: the second call reads what the first put in the cache.
