@@ -15,12 +15,14 @@ Models and how each contender loads them (the files come from tests/refdata.py, 
   the ids check vouches for or not.
 * subword-tokenizers: ``subword.tokenizers.Tokenizer`` (the HF drop-in, its general pipeline)
   loading the same ``tokenizer.json`` as HF tokenizers.
+* subword-Tokenizer: ``subword.Tokenizer`` (subword's own HF-style class, the same pipeline)
+  loading that file too.
 * deepseek_v3: subword ``get_encoding``; HF tokenizers (the baseline) and gigatoken load the
   shipped ``tokenizer.json``; tiktoken cannot express its three pre-tokenizer regexes.
 
 Every contender runs in its own process (benchutil), the contenders take turns, best of
 ``--repeat``; MB = 10^6 bytes of UTF-8 input. The summary gives subword ÷ the fastest peer with
-exact ids.
+exact ids (subword's other classes are not peers).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from benchutil import (
 CORPORA = REPO.parent / "shared" / "corpora"
 REFDATA = REPO / ".cache" / "refdata"
 MODELS = ("llama3", "qwen2", "tekken", "deepseek_v3")
-CONTENDERS = ("subword", "subword-tokenizers", "tiktoken", "hf", "gigatoken")
+CONTENDERS = ("subword", "subword-tokenizers", "subword-Tokenizer", "tiktoken", "hf", "gigatoken")
 MODES = ("list",)
 FILES = {
     "llama3": "llama3.tiktoken",
@@ -120,6 +122,12 @@ class Job(EncodeJob):
             tok = subword.tokenizers.Tokenizer.from_file(hf_json)
             self.fn = lambda t: tok.encode(t, add_special_tokens=False).ids
             self.api, self.version = "tokenizers.Tokenizer.encode(...).ids", mod
+        elif contender == "subword-Tokenizer":
+            mod = import_subword()
+            mod.set_num_threads(1)
+            tok = mod.Tokenizer.from_file(hf_json)
+            self.fn = lambda t: tok.encode(t, add_special_tokens=False).ids
+            self.api, self.version = "subword.Tokenizer.encode(...).ids", mod
         elif contender == "tiktoken":
             import tiktoken
 
@@ -246,7 +254,7 @@ def summarize(rows: list[dict], models: list[str], files: list[Path]) -> None:
             peers = [
                 r.get("list_mbps")
                 for r in group
-                if r["contender"] != "subword"
+                if not r["contender"].startswith("subword")
                 and r.get("list_mbps")
                 and (r.get("list_ids_equal") or r["contender"] == baseline(model))
             ]
