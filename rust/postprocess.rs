@@ -444,7 +444,21 @@ impl Template {
 impl Template {
     /// [`Template::apply`] for sequences with overflowing windows: HF folds the template's pieces
     /// together one merge at a time, which decides how windows combine.
-    pub fn apply_windows(&self, mut a: Windows, b: Option<Windows>) -> Windows {
+    pub fn apply_windows(&self, a: Windows, b: Option<Windows>) -> Windows {
+        if a.overflow.is_empty() && b.as_ref().is_none_or(|b| b.overflow.is_empty()) {
+            // No windows to combine (the common call): one pass into one buffer, the same
+            // tokens as the fold below (a test holds them equal).
+            let specials: usize = self.added(b.is_some());
+            let n = a.enc.len() + b.as_ref().map_or(0, |b| b.enc.len()) + specials;
+            let mut out = Encoding::with_capacity(n);
+            self.apply(&a.enc, b.as_ref().map(|b| &b.enc), &mut out);
+            return Windows::new(out);
+        }
+        self.fold_windows(a, b)
+    }
+
+    /// HF's fold, one merge at a time (what decides how windows combine).
+    fn fold_windows(&self, mut a: Windows, b: Option<Windows>) -> Windows {
         let pair = b.is_some();
         let mut b = b;
         let template = if pair { &self.pair } else { &self.single };
@@ -679,12 +693,54 @@ mod tests {
         assert_eq!(left.windows(7, Some(3)).unwrap(), [4..7, 2..5, 0..3]);
     }
 
+    /// Without windows, the one-pass path gives the fold's tokens: templates with specials of
+    /// several ids, both sequences, a sequence twice, type ids, and empty sequences.
+    #[test]
+    fn one_pass_equals_the_fold() {
+        let special = |name: &str, t| Piece::Special(name.into(), t);
+        let templates = [
+            Template::bert(("[CLS]".into(), 101), ("[SEP]".into(), 102)),
+            Template::bert(("<s>".into(), 7), ("<s>".into(), 8)),
+            Template {
+                single: vec![
+                    Piece::Sequence(false, 3),
+                    special("X", 1),
+                    Piece::Sequence(false, 0),
+                ],
+                pair: vec![
+                    Piece::Sequence(true, 2),
+                    special("X", 0),
+                    Piece::Sequence(false, 1),
+                    special("Y", 5),
+                ],
+                specials: vec![("X".into(), vec![4, 5, 6]), ("Y".into(), vec![])],
+                strings: Vec::new(),
+                bert_form: false,
+            },
+        ];
+        for t in &templates {
+            for (na, nb) in [
+                (0, None),
+                (3, None),
+                (2, Some(0)),
+                (0, Some(4)),
+                (5, Some(2)),
+            ] {
+                let b = nb.map(|n| Windows::new(seq(n)));
+                let fold = t.fold_windows(Windows::new(seq(na)), b.clone());
+                let one = t.apply_windows(Windows::new(seq(na)), b);
+                assert_eq!(one.enc, fold.enc, "{na} {nb:?}");
+                assert!(one.overflow.is_empty() && fold.overflow.is_empty());
+            }
+        }
+    }
+
     #[test]
     fn bert_template_and_padding() {
         let t = Template::bert(("[CLS]".into(), 101), ("[SEP]".into(), 102));
         let mut e = Encoding::default();
         t.apply(&seq(2), Some(&seq(1)), &mut e);
-        let merged = t.apply_windows(Windows::new(seq(2)), Some(Windows::new(seq(1))));
+        let merged = t.fold_windows(Windows::new(seq(2)), Some(Windows::new(seq(1))));
         assert_eq!(merged.enc, e);
         assert_eq!(e.ids(), [101, 0, 1, 102, 0, 102]);
         let column = |f: fn(&Token) -> u32| e.toks.iter().map(f).collect::<Vec<_>>();

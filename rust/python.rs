@@ -34,6 +34,10 @@ use std::collections::HashMap;
 use trainer::{PyMerges, PyTrainer};
 use wordpiece::{PyEncoded, PyWordPiece};
 
+/// Texts shorter than this (bytes) are encoded without releasing the GIL: releasing and taking
+/// it back costs more than encoding them.
+const RELEASE_GIL_ABOVE: usize = 2048;
+
 fn to_py(err: Error) -> PyErr {
     Python::with_gil(|py| match err {
         Error::DisallowedSpecial(token) => {

@@ -95,9 +95,10 @@ def made(request):
 
 def test_round_trip_is_equal_and_behaves_the_same(made):
     back = pickle.loads(pickle.dumps(made))
-    if isinstance(made, subword._core.Encoded):
-        # The Rust result is a view into its tokenizer; it comes back as its columns, in the
-        # Python result class with the same attributes and methods.
+    if isinstance(made, (subword._core.Encoded, subword._core.EncodingColumns)):
+        # A Rust result (WordPiece's is a view into its tokenizer, the pipeline's holds its
+        # tokens) comes back as its columns, in the Python result class with the same
+        # attributes and methods.
         assert isinstance(back, hf.Encoding) and isinstance(back, subword.Encoded)
         assert back.char_to_word(1) == made.char_to_word(1)
         assert back.word_to_tokens(0, 1) == made.word_to_tokens(0, 1)

@@ -425,6 +425,51 @@ def test_template_list_items_are_one_piece_each():
     assert made[0].num_special_tokens_to_add(False) == made[1].num_special_tokens_to_add(False)
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    pre_tokenizer=st.none() | st.sampled_from(range(len(PRE_TOKENIZERS))),
+    processor=st.none() | st.sampled_from(range(len(PROCESSORS))),
+    text=texts,
+    pair=st.none() | texts,
+)
+def test_result_alignment_helpers_equal_hf(pre_tokenizer, processor, text, pair):
+    """The result's helpers (the core's result class) answer as HF's for every token, char and
+    word index, either sequence, and indexes past either end."""
+    _, probe = _pair({"[UNK]": 0}, "[UNK]", None, pre_tokenizer)
+    vocab = dict(SPECIALS)
+    for w in _words_of(probe, text + " " + (pair or ""))[::2]:
+        vocab.setdefault(w, len(vocab))
+    mine, theirs = _pair(vocab, "[UNK]", None, pre_tokenizer)
+    if processor is not None:
+        mine.post_processor = PROCESSORS[processor][0](R)
+        theirs.post_processor = PROCESSORS[processor][0](hf.processors)
+    got, want = mine.encode(text, pair), theirs.encode(text, pair)
+    assert isinstance(got, ours.Encoding) and len(got) == len(want)
+    n, chars = len(want), max(len(text), len(pair or "")) + 2
+    for k in range(n + 2):
+        for f in ("token_to_word", "token_to_sequence", "token_to_chars"):
+            if f == "token_to_sequence" and k == n and processor is None and pair is None:
+                # HF's check is `token > len`: one token past the end of a result without
+                # sequence ranges (one text, no post-processor) reads as sequence 0.
+                assert want.token_to_sequence(k) == 0 and got.token_to_sequence(k) is None
+                continue
+            assert getattr(got, f)(k) == getattr(want, f)(k), (f, k)
+    for seq in (0, 1):
+        for c in range(chars):
+            assert got.char_to_token(c, seq) == want.char_to_token(c, seq), (c, seq)
+            assert got.char_to_word(c, seq) == want.char_to_word(c, seq), (c, seq)
+        for w in range(n + 2):
+            assert got.word_to_tokens(w, seq) == want.word_to_tokens(w, seq), (w, seq)
+    # Equality reads the columns: equal to HF's result with the same ones (no windows here),
+    # unequal to the same result with one id changed.
+    assert got == want and got == mine.encode(text, pair)
+    if n:
+        names = ["ids", "tokens", "type_ids", "offsets", "word_ids", "sequence_ids"]
+        columns = [list(getattr(got, c)) for c in names + ["special_tokens_mask", "attention_mask"]]
+        columns[0][0] += 1
+        assert got != ours.Encoding(*columns, pair is not None)
+
+
 @pytest.mark.parametrize("item", ["$B", "$b", "$B:1"])
 def test_single_template_with_b_is_refused_where_hf_panics_later(item):
     """HF makes it, then panics on the first encode (index out of bounds); subword refuses it

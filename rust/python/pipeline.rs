@@ -8,7 +8,7 @@ use super::core_bpe::PyCore;
 use super::decoders::PyDecoder;
 use super::normalizers::PyNormalizer;
 use super::pre_tokenizers::PyPreTokenizer;
-use super::to_py;
+use super::{to_py, RELEASE_GIL_ABOVE};
 use crate::added_tokens::{AddedToken, AddedVocabulary};
 use crate::formats::hf_json;
 use crate::models::{word_piece, Bpe, BpeOptions, Model, WordLevel};
@@ -20,9 +20,11 @@ use crate::processors::{self, Processor, Template};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
+use pyo3::types::PyList;
 use pyo3::types::PyString;
 use pyo3::IntoPyObjectExt;
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -269,34 +271,75 @@ impl PyProcessor {
     }
 }
 
-/// One result (or overflowing window) as the pipeline made it, its columns made into Python
-/// lists only when read: most callers read `ids` alone, and building every column's lists (8
-/// a text, a str per token, a tuple per offset) took most of a call's time (`encode_batch`
-/// of BERT paragraphs, reading `.ids`, became 10 times faster without it). Column `k` is, in order: ids, tokens, type ids, (start, end) character
-/// offsets, word indexes and sequence indexes (None for the template's and padding tokens),
-/// the special-tokens mask and the attention mask.
+/// One result (or overflowing window) as the pipeline made it: HF's `Encoding`, the class
+/// `subword.tokenizers` results are (Python's `Encoding` takes it as a virtual subclass, and
+/// holds results made from lists: unpickled ones). Its columns are made into Python lists only
+/// when read: most callers read `ids` alone, and building every column's lists (8 a text, a
+/// str per token, a tuple per offset) took most of a call's time (`encode_batch` of BERT
+/// paragraphs, reading `.ids`, became 10 times faster without it). Column `k` is, in order:
+/// ids, tokens, type ids, (start, end) character offsets, word indexes and sequence indexes
+/// (None for the template's and padding tokens), the special-tokens mask and the attention
+/// mask. Being a Rust object with Rust getters, a result costs one allocation and a read of
+/// `ids` no Python call.
 #[pyclass(module = "subword._core", name = "EncodingColumns", frozen)]
 pub struct PyColumns {
     enc: Encoding,
     /// The result's token strings (shared by its windows), as `Pipeline::token_string` reads.
     strings: Arc<Vec<String>>,
     pipeline: Arc<Pipeline>,
+    /// Made from a sequence and a pair.
+    pair: bool,
     /// Each column's list, made when first read and kept here rather than in a Python list
     /// per result: in a batch of short texts every tracked object a result holds is walked by
     /// each of the collector's passes.
     lists: [GILOnceCell<Py<PyAny>>; 8],
+    /// The windows truncation cut off, until `overflowing` first makes them Python objects
+    /// (kept in `overflowing`, so the same list each time, as the Python class has it).
+    windows: std::sync::Mutex<Vec<PyColumns>>,
+    overflowing: GILOnceCell<Py<PyList>>,
 }
 
 impl PyColumns {
-    fn new(enc: Encoding, strings: Arc<Vec<String>>, pipeline: Arc<Pipeline>) -> Self {
+    fn new(enc: Encoding, strings: Arc<Vec<String>>, pipeline: Arc<Pipeline>, pair: bool) -> Self {
         PyColumns {
             enc,
             strings,
             pipeline,
+            pair,
             lists: Default::default(),
+            windows: Default::default(),
+            overflowing: GILOnceCell::new(),
+        }
+    }
+
+    /// Token `index`, None past the end (or before the start), as HF answers.
+    fn token(&self, index: i64) -> Option<&Token> {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.enc.toks.get(i))
+    }
+
+    /// A single text has one sequence whatever index is asked for (as in HF); an index no
+    /// sequence has never names the tokens of none (`NO_WORD`).
+    fn sequence_asked(&self, sequence_index: u32) -> Option<u32> {
+        match (self.pair, sequence_index) {
+            (false, _) => Some(0),
+            (true, NO_WORD) => None,
+            (true, k) => Some(k),
         }
     }
 }
+
+const COLUMN_NAMES: [&str; 8] = [
+    "ids",
+    "tokens",
+    "type_ids",
+    "offsets",
+    "word_ids",
+    "sequence_ids",
+    "special_tokens_mask",
+    "attention_mask",
+];
 
 #[pymethods]
 impl PyColumns {
@@ -314,6 +357,164 @@ impl PyColumns {
         };
         let list = cell.get_or_try_init(py, || self.make_column(py, k).map(Bound::unbind))?;
         Ok(list.bind(py).clone())
+    }
+
+    #[getter]
+    fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.column(py, 0)
+    }
+
+    #[getter]
+    fn tokens<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.column(py, 1)
+    }
+
+    #[getter]
+    fn type_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.column(py, 2)
+    }
+
+    #[getter]
+    fn offsets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.column(py, 3)
+    }
+
+    #[getter]
+    fn word_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.column(py, 4)
+    }
+
+    #[getter]
+    fn sequence_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.column(py, 5)
+    }
+
+    #[getter]
+    fn special_tokens_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.column(py, 6)
+    }
+
+    #[getter]
+    fn attention_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.column(py, 7)
+    }
+
+    /// Deprecated in HF too: `word_ids`.
+    #[getter]
+    fn words<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let category = py.get_type::<pyo3::exceptions::PyDeprecationWarning>();
+        let message = c"Encoding.words is deprecated (as in HF tokenizers): use word_ids";
+        PyErr::warn(py, &category, message, 1)?;
+        self.column(py, 4)
+    }
+
+    /// 2 for a pair, else 1.
+    #[getter]
+    fn n_sequences(&self) -> usize {
+        1 + self.pair as usize
+    }
+
+    /// The windows truncation cut off (each `stride` tokens overlapping the one before).
+    #[getter]
+    fn overflowing<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = self.overflowing.get_or_try_init(py, || {
+            let windows =
+                std::mem::take(&mut *self.windows.lock().unwrap_or_else(|e| e.into_inner()));
+            let made = windows
+                .into_iter()
+                .map(|w| Py::new(py, w))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, made).map(Bound::unbind)
+        })?;
+        Ok(list.bind(py).clone())
+    }
+
+    /// The word of token `token_index`; None for a token no word made, or past the end.
+    fn token_to_word(&self, token_index: i64) -> Option<u32> {
+        self.token(token_index)
+            .and_then(|t| (t.word != NO_WORD).then_some(t.word))
+    }
+
+    /// Which sequence (0 or 1) token `token_index` comes from; None for a post-processor's
+    /// and padding tokens, and past the end.
+    fn token_to_sequence(&self, token_index: i64) -> Option<u32> {
+        self.token(token_index)
+            .and_then(|t| (t.sequence != NO_WORD).then_some(t.sequence))
+    }
+
+    /// A token's character range in its sequence; None for a token of no sequence (a
+    /// post-processor's special, padding) and past the end, as HF.
+    fn token_to_chars(&self, token_index: i64) -> Option<(u32, u32)> {
+        self.token(token_index)
+            .and_then(|t| (t.sequence != NO_WORD).then_some(t.offsets))
+    }
+
+    /// The first token of sequence `sequence_index` whose characters include `char_pos`.
+    #[pyo3(signature = (char_pos, sequence_index=0))]
+    fn char_to_token(&self, char_pos: i64, sequence_index: u32) -> Option<usize> {
+        let sequence = self.sequence_asked(sequence_index)?;
+        self.enc.toks.iter().position(|t| {
+            let (s, e) = (i64::from(t.offsets.0), i64::from(t.offsets.1));
+            t.sequence == sequence && s <= char_pos && char_pos < e
+        })
+    }
+
+    /// The word of sequence `sequence_index` that character `char_pos` belongs to.
+    #[pyo3(signature = (char_pos, sequence_index=0))]
+    fn char_to_word(&self, char_pos: i64, sequence_index: u32) -> Option<u32> {
+        let token = self.char_to_token(char_pos, sequence_index)?;
+        self.token_to_word(token as i64)
+    }
+
+    /// The (first, last + 1) token range of word `word_index` of sequence `sequence_index`;
+    /// None if no token has it.
+    #[pyo3(signature = (word_index, sequence_index=0))]
+    fn word_to_tokens(&self, word_index: i64, sequence_index: u32) -> Option<(usize, usize)> {
+        let sequence = self.sequence_asked(sequence_index)?;
+        let word = u32::try_from(word_index).ok().filter(|&w| w != NO_WORD)?;
+        let mut span: Option<(usize, usize)> = None;
+        for (i, t) in self.enc.toks.iter().enumerate() {
+            if t.word == word && t.sequence == sequence {
+                span = Some(span.map_or((i, i + 1), |(a, _)| (a, i + 1)));
+            }
+        }
+        span
+    }
+
+    /// Equal to a result (this class or Python's `Encoding`) with the same columns, number of
+    /// sequences and windows.
+    fn __eq__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        let py = slf.py();
+        let mut names = COLUMN_NAMES.to_vec();
+        names.extend(["n_sequences", "overflowing"]);
+        for name in names {
+            let Ok(theirs) = other.getattr(name) else {
+                return Ok(py.NotImplemented());
+            };
+            if !slf.getattr(name)?.eq(theirs)? {
+                return false.into_py_any(py);
+            }
+        }
+        true.into_py_any(py)
+    }
+
+    /// Mutable, as HF's: no hash.
+    #[classattr]
+    fn __hash__(py: Python<'_>) -> PyObject {
+        py.None()
+    }
+
+    fn __repr__(&self) -> String {
+        let n = self.enc.toks.len();
+        let head: Vec<String> = self
+            .enc
+            .toks
+            .iter()
+            .take(8)
+            .map(|t| t.id.to_string())
+            .collect();
+        let more = if n > 8 { "…" } else { "" };
+        format!("Encoding(num_tokens={n}, ids=[{}]{more})", head.join(", "))
     }
 }
 
@@ -356,14 +557,17 @@ fn id_column<'py>(py: Python<'py>, toks: &[Token]) -> PyResult<Bound<'py, PyAny>
         }
     }
     let ints = &*ints;
-    let item = |t: &Token| -> PyResult<Bound<'py, PyAny>> {
+    let item = |t: &Token| -> Bound<'py, PyAny> {
         match ints.get(t.id as usize) {
-            Some(i) => Ok(i.bind(py).clone()),
-            None => t.id.into_bound_py_any(py),
+            Some(i) => i.bind(py).clone(),
+            None => match t.id.into_pyobject(py) {
+                Ok(i) => i.into_any(),
+                Err(never) => match never {},
+            },
         }
     };
-    let items: Vec<Bound<'py, PyAny>> = toks.iter().map(item).collect::<PyResult<_>>()?;
-    Ok(pyo3::types::PyList::new(py, items)?.into_any())
+    // Straight into the list (an exact-size iterator): no vector of references first.
+    Ok(PyList::new(py, toks.iter().map(item))?.into_any())
 }
 
 /// One value per token, as a Python list.
@@ -376,17 +580,6 @@ where
     Vec<T>: IntoPyObject<'py>,
 {
     toks.iter().map(f).collect::<Vec<T>>().into_bound_py_any(py)
-}
-
-/// A result and its overflowing windows (which may have their own), in pre-order, each with
-/// the index of its parent (-1 for the result itself).
-/// A result as Python's `Encoding._from_tree` takes it: its columns object alone when it has no
-/// windows (the common case, and in a batch of short texts a list, a tuple and an int fewer
-/// per result), else the tree in pre-order, each node with its parent's index (-1 for the root).
-#[derive(IntoPyObject)]
-enum Tree {
-    Lone(PyColumns),
-    Nodes(Vec<(i64, PyColumns)>),
 }
 
 /// A result's columns as Python gives them back to `post_process`: ids, tokens, type ids,
@@ -452,28 +645,16 @@ fn encoding_of(
     Ok(e)
 }
 
-fn tree(p: &Arc<Pipeline>, e: Encoded) -> Tree {
-    fn walk(
-        p: &Arc<Pipeline>,
-        w: Windows,
-        parent: i64,
-        strings: &Arc<Vec<String>>,
-        out: &mut Vec<(i64, PyColumns)>,
-    ) {
-        let me = out.len() as i64;
+/// The result `e` for Python, its windows (which may have their own) inside it.
+fn result(p: &Arc<Pipeline>, e: Encoded, pair: bool) -> PyColumns {
+    fn made(p: &Arc<Pipeline>, w: Windows, strings: &Arc<Vec<String>>, pair: bool) -> PyColumns {
         let Windows { enc, overflow } = w;
-        out.push((parent, PyColumns::new(enc, strings.clone(), p.clone())));
-        for o in overflow {
-            walk(p, o, me, strings, out);
-        }
+        let mut columns = PyColumns::new(enc, strings.clone(), p.clone(), pair);
+        let windows = overflow.into_iter().map(|o| made(p, o, strings, pair));
+        *columns.windows.get_mut().unwrap_or_else(|e| e.into_inner()) = windows.collect();
+        columns
     }
-    let strings = Arc::new(e.strings);
-    if e.main.overflow.is_empty() {
-        return Tree::Lone(PyColumns::new(e.main.enc, strings, p.clone()));
-    }
-    let mut out = Vec::new();
-    walk(p, e.main, -1, &strings, &mut out);
-    Tree::Nodes(out)
+    made(p, e.main, &Arc::new(e.strings), pair)
 }
 
 /// Truncation as Python passes it: max_length, stride, strategy, direction.
@@ -567,18 +748,19 @@ fn tuple_of((id, t): &(u32, AddedToken)) -> AddedTuple {
     )
 }
 
-/// A sequence as Python gives it: a text, or words already cut (`is_pretokenized`).
-pub enum PyInput {
-    Text(String),
+/// A sequence as Python gives it: a text (borrowed from the str for one call, owned in a
+/// batch), or words already cut (`is_pretokenized`).
+pub enum PyInput<'a> {
+    Text(Cow<'a, str>),
     Words(Vec<String>),
 }
 
-impl<'py> FromPyObject<'py> for PyInput {
-    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+impl<'a> PyInput<'a> {
+    fn of(ob: &'a Bound<'_, PyAny>) -> PyResult<Self> {
         if let Ok(text) = ob.downcast::<PyString>() {
-            return utf8(text).map(PyInput::Text);
+            return utf8(text).map(|t| PyInput::Text(Cow::Borrowed(t)));
         }
-        let words: Vec<Bound<'py, PyString>> = ob.extract().map_err(|_| {
+        let words: Vec<Bound<'_, PyString>> = ob.extract().map_err(|_| {
             PyTypeError::new_err(format!(
                 "a sequence is a str, or with is_pretokenized=True a list of str, not {}",
                 type_name(ob)
@@ -586,16 +768,32 @@ impl<'py> FromPyObject<'py> for PyInput {
         })?;
         words
             .iter()
-            .map(utf8)
+            .map(|w| utf8(w).map(str::to_owned))
             .collect::<PyResult<_>>()
             .map(PyInput::Words)
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            PyInput::Text(t) => t.len(),
+            PyInput::Words(w) => w.iter().map(String::len).sum(),
+        }
+    }
+}
+
+impl<'py> FromPyObject<'py> for PyInput<'static> {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        Ok(match PyInput::of(ob)? {
+            PyInput::Text(t) => PyInput::Text(Cow::Owned(t.into_owned())),
+            PyInput::Words(w) => PyInput::Words(w),
+        })
     }
 }
 
 /// A str as UTF-8; one holding a lone surrogate (which UTF-8 cannot encode) is a ValueError
 /// (Python's UnicodeEncodeError, kept as the cause) saying how to clean the text.
-fn utf8(text: &Bound<'_, PyString>) -> PyResult<String> {
-    text.to_str().map(str::to_owned).map_err(|e| {
+fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    text.to_str().map_err(|e| {
         let err = PyValueError::new_err(format!(
             "the text holds a lone surrogate, which UTF-8 cannot encode ({}): clean it first, \
              e.g. text.encode('utf-8', 'replace').decode('utf-8')",
@@ -606,7 +804,7 @@ fn utf8(text: &Bound<'_, PyString>) -> PyResult<String> {
     })
 }
 
-impl PyInput {
+impl PyInput<'_> {
     fn as_input(&self) -> Input<'_> {
         match self {
             PyInput::Text(t) => Input::Text(t),
@@ -720,19 +918,24 @@ impl PyPipeline {
     fn encode(
         &self,
         py: Python<'_>,
-        text: PyInput,
-        pair: Option<PyInput>,
+        text: &Bound<'_, PyAny>,
+        pair: Option<&Bound<'_, PyAny>>,
         add_special_tokens: bool,
-    ) -> PyResult<Tree> {
+    ) -> PyResult<PyColumns> {
         let p = &self.inner;
-        py.allow_threads(|| {
-            let e = p.encode_full(
-                text.as_input(),
-                pair.as_ref().map(PyInput::as_input),
-                add_special_tokens,
-            )?;
-            Ok(tree(p, e))
-        })
+        let (a, b) = (PyInput::of(text)?, pair.map(PyInput::of).transpose()?);
+        let run = || {
+            let pair = b.as_ref().map(PyInput::as_input);
+            let e = p.encode_full(a.as_input(), pair, add_special_tokens)?;
+            Ok(result(p, e, b.is_some()))
+        };
+        // Releasing the GIL costs more than encoding a short text; long ones let other
+        // threads run.
+        if a.len() + b.as_ref().map_or(0, PyInput::len) < RELEASE_GIL_ABOVE {
+            run()
+        } else {
+            py.allow_threads(run)
+        }
         .map_err(to_py)
     }
 
@@ -746,14 +949,15 @@ impl PyPipeline {
         encoding: Sequence,
         pair: Option<Sequence>,
         add_special_tokens: bool,
-    ) -> PyResult<Tree> {
+    ) -> PyResult<PyColumns> {
         let p = &self.inner;
         let mut strings = Vec::new();
         let a = windows_of(encoding, &mut strings)?;
         let b = pair.map(|c| windows_of(c, &mut strings)).transpose()?;
+        let is_pair = b.is_some();
         py.allow_threads(|| {
             let e = p.post_process(a, b, strings, add_special_tokens)?;
-            Ok(tree(p, e))
+            Ok(result(p, e, is_pair))
         })
         .map_err(to_py)
     }
@@ -764,12 +968,12 @@ impl PyPipeline {
     fn encode_batch(
         &self,
         py: Python<'_>,
-        inputs: Vec<(PyInput, Option<PyInput>)>,
+        inputs: Vec<(PyInput<'static>, Option<PyInput<'static>>)>,
         add_special_tokens: bool,
         num_threads: usize,
-    ) -> PyResult<Vec<Tree>> {
+    ) -> PyResult<Vec<PyColumns>> {
         let p = &self.inner;
-        let run = || -> crate::error::Result<Vec<Tree>> {
+        let run = || -> crate::error::Result<Vec<PyColumns>> {
             crate::pool::install(num_threads, || {
                 let mut all: Vec<Encoded> = inputs
                     .par_iter()
@@ -787,7 +991,12 @@ impl PyPipeline {
                     all.par_iter_mut()
                         .for_each(|e| p.pad(&mut e.main, target, e.lone));
                 }
-                Ok(all.into_iter().map(|e| tree(p, e)).collect())
+                let pairs = inputs.iter().map(|(_, b)| b.is_some());
+                Ok(all
+                    .into_iter()
+                    .zip(pairs)
+                    .map(|(e, b)| result(p, e, b))
+                    .collect())
             })?
         };
         py.allow_threads(run).map_err(to_py)

@@ -2,7 +2,7 @@
 //! columns become Python lists only when read.
 
 use super::core_bpe::py_ints;
-use super::to_py;
+use super::{to_py, RELEASE_GIL_ABOVE};
 use crate::formats::hf_wordpiece;
 use crate::postprocess::{Batch, Encoding, Padding, Token, NO_WORD};
 use crate::wordpiece::pipeline::WordPieceTokenizer;
@@ -280,9 +280,6 @@ impl PyEncoded {
 pub(super) struct PyWordPiece {
     pub(super) shared: Arc<WordPieceShared>,
 }
-
-/// Texts shorter than this (bytes) are encoded without releasing the GIL.
-const RELEASE_GIL_ABOVE: usize = 2048;
 
 fn no_pretokenized(on: bool) -> PyResult<()> {
     if on {

@@ -12,11 +12,12 @@ import contextlib
 import copyreg
 import gc
 import json
+from abc import ABCMeta
 from typing import Any
 
 from .. import _core
 from ._added import AddedToken, as_added
-from ._component import changes as _component_changes
+from ._component import _changes
 from .decoders import Decoder
 from .models import Model
 from .normalizers import Normalizer
@@ -31,17 +32,16 @@ def _core_of(component) -> Any:
     return None if component is None else component._core_object()
 
 
-class Encoding:
+class Encoding(metaclass=ABCMeta):  # noqa: B024 - an ABC so the core result registers
     """One encode result (HF's ``tokenizers.Encoding``): ids, tokens, character offsets, word
-    and sequence indexes (None for tokens a post-processor added), type ids and the masks."""
+    and sequence indexes (None for tokens a post-processor added), type ids and the masks.
 
-    # A result made from the core reads its columns from ``_source`` (the core's
-    # ``EncodingColumns``, which makes each list when first read and keeps it), ``_columns``
-    # being None: a caller reading only ``ids`` builds no other list, and a batch of short
-    # texts holds no Python list per result until one is read. A result made from lists
-    # (unpickled) holds them in ``_columns``, in ``_COLUMNS`` order. ``_overflowing`` is None
-    # until there are windows.
-    __slots__ = ("_columns", "_source", "_pair", "_overflowing")
+    What ``encode`` gives is the core's result class (``subword._core.EncodingColumns``, the
+    same attributes and methods, written in Rust; ``isinstance`` takes it as this class); this
+    Python class holds results made from lists (unpickled ones)."""
+
+    # The columns in ``_COLUMNS`` order; ``_overflowing`` is None until there are windows.
+    __slots__ = ("_columns", "_pair", "_overflowing")
 
     def __init__(
         self, ids, tokens, type_ids, offsets, word_ids, sequence_ids, special, attention, pair
@@ -56,33 +56,16 @@ class Encoding:
             list(special),
             list(attention),
         ]
-        self._source = None
         self._pair = pair
         self._overflowing: list[Encoding] | None = None
 
     @classmethod
-    def _of(cls, columns, pair: bool) -> Encoding:
-        """A result read from the core's columns object, with no windows."""
-        e = cls.__new__(cls)
-        e._columns = None
-        e._source = columns
-        e._pair = pair
-        e._overflowing = None
-        return e
-
-    @classmethod
     def _from_tree(cls, tree, pair: bool) -> Encoding:
-        # The core gives a result without windows as its columns object alone; otherwise a
-        # tree in pre-order, each node with its parent's index: the result, then its windows,
-        # each given as the core's columns object or as lists (an unpickled result).
-        if not isinstance(tree, list):
-            return cls._of(tree, pair)
+        # A result and its windows in pre-order, each node its parent's index and its columns
+        # (as ``_result_tree`` gives them).
         made: list[Encoding] = []
         for parent, columns in tree:
-            if isinstance(columns, (list, tuple)):
-                e = cls(*columns, pair)
-            else:
-                e = cls._of(columns, pair)
+            e = cls(*columns, pair)
             if parent >= 0:
                 up = made[parent]
                 if up._overflowing is None:
@@ -117,8 +100,6 @@ class Encoding:
         return self._overflowing
 
     def __len__(self) -> int:
-        if self._columns is None:
-            return len(self._source)
         return len(self._columns[0])
 
     def __repr__(self) -> str:
@@ -188,10 +169,7 @@ _COLUMNS = (
 
 def _column(k: int, name: str) -> property:
     def get(self):
-        columns = self._columns
-        if columns is None:
-            return self._source.column(k)
-        return columns[k]
+        return self._columns[k]
 
     return property(get, doc=f"The {name} column (read-only, as in HF).")
 
@@ -236,6 +214,8 @@ def _reduce_core_result(result):
 
 
 copyreg.pickle(_core.Encoded, _reduce_core_result)
+copyreg.pickle(_core.EncodingColumns, _reduce_core_result)
+Encoding.register(_core.EncodingColumns)
 
 
 def _checked(value: Any, kind: type, what: str):
@@ -271,29 +251,24 @@ class Tokenizer:
         self._built: tuple | None = None
         self._seen: tuple | None = None
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Any attribute set (a stage, the added tokens, truncation, padding) drops the pipeline
+        # ``_core`` reuses; only configuration sets attributes, so encoding pays nothing.
+        object.__setattr__(self, name, value)
+        if name != "_seen":
+            object.__setattr__(self, "_seen", None)
+
     def _core(self):
         # The components are mutable (as in HF) and each keeps its core object until it
-        # changes, so the pipeline is reused while every stage's core object is the same one,
-        # the added tokens the same list and the settings the same tuples (each setter makes
-        # new ones). While no component anywhere has changed since (`changes()`), the same
-        # stages, added tokens and settings give the same pipeline without asking each stage.
-        # Written out, not looped: this runs on every encode call.
-        n, p, pp, d = self._normalizer, self._pre_tokenizer, self._post_processor, self._decoder
+        # changes; every change to one moves the global count (``_component._changes``), and
+        # every attribute set here drops ``_seen``. So while the count is what it was, the
+        # pipeline made then is this tokenizer's still. Otherwise the stages are asked for
+        # their core objects, and ``_pipeline_of`` reuses the pipeline if they are the same.
         seen = self._seen
-        if (
-            seen is not None
-            and seen[0] == _component_changes()
-            and seen[1] is self._model
-            and seen[2] is n
-            and seen[3] is p
-            and seen[4] is pp
-            and seen[5] is d
-            and seen[6] is self._added
-            and seen[7] is self._truncation
-            and seen[8] is self._padding
-        ):
-            return seen[9]
-        now = _component_changes()
+        if seen is not None and seen[0] == _changes[0]:
+            return seen[1]
+        now = _changes[0]
+        n, p, pp, d = self._normalizer, self._pre_tokenizer, self._post_processor, self._decoder
         stages = (
             self._model._core_object(),
             None if n is None else n._core_object(),
@@ -302,8 +277,7 @@ class Tokenizer:
             None if d is None else d._core_object(),
         )
         core = self._pipeline_of(stages)
-        self._seen = (now, self._model, n, p, pp, d, self._added, self._truncation,
-                      self._padding, core)  # fmt: skip
+        self._seen = (now, core)
         return core
 
     def _pipeline_of(self, stages: tuple):
@@ -463,9 +437,6 @@ class Tokenizer:
         p = self._post_processor
         return 0 if p is None else p.num_special_tokens_to_add(is_pair)
 
-    def _result(self, tree, pair: bool) -> Encoding:
-        return Encoding._from_tree(tree, pair)
-
     @staticmethod
     def _sequence(value, is_pretokenized: bool, what: str):
         if is_pretokenized:
@@ -492,10 +463,11 @@ class Tokenizer:
     ) -> Encoding:
         """The tokens of ``sequence`` (and ``pair``): a str, or with ``is_pretokenized`` a list
         of words."""
+        if pair is None and type(sequence) is str and not is_pretokenized:  # the common call
+            return self._core().encode(sequence, None, bool(add_special_tokens))
         a = self._sequence(sequence, is_pretokenized, "encode: sequence")
         b = None if pair is None else self._sequence(pair, is_pretokenized, "encode: pair")
-        lists = self._core().encode(a, b, bool(add_special_tokens))
-        return self._result(lists, pair is not None)
+        return self._core().encode(a, b, bool(add_special_tokens))
 
     def post_process(
         self, encoding: Encoding, pair: Encoding | None = None, add_special_tokens: bool = True
@@ -516,8 +488,7 @@ class Tokenizer:
 
         b = None if pair is None else sequence(pair, "pair")
         a = sequence(encoding, "encoding")
-        tree = self._core().post_process(a, b, bool(add_special_tokens))
-        return self._result(tree, pair is not None)
+        return self._core().post_process(a, b, bool(add_special_tokens))
 
     def encode_batch(
         self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
@@ -555,9 +526,7 @@ class Tokenizer:
                         f"{what} must be a sequence or a (sequence, pair) pair, got {item!r}"
                     )
         with _collector_paused():
-            results = self._core().encode_batch(inputs, bool(add_special_tokens))
-            result = self._result
-            return [result(r, p is not None) for r, (_, p) in zip(results, inputs)]
+            return self._core().encode_batch(inputs, bool(add_special_tokens))
 
     def encode_batch_fast(
         self, input: list, is_pretokenized: bool = False, add_special_tokens: bool = True
