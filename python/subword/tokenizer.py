@@ -363,25 +363,34 @@ class Tokenizer:
         """The tokens of ``sequence`` (and ``pair``), as HF's ``encode``: a str, or with
         ``is_pretokenized`` a list of words; every special token in the text becomes its id."""
         hf = self._hf()
-        args = (sequence, pair, is_pretokenized, add_special_tokens)
         try:
-            return hf.encode(*args)
+            return hf.encode(sequence, pair, is_pretokenized, add_special_tokens)
         except ValueError as e:
             if not isinstance(e.__cause__, UnicodeEncodeError):
                 raise
-            return hf.encode(_cleaned(sequence), _cleaned(pair), *args[2:])
+            return hf.encode(
+                _cleaned(sequence), _cleaned(pair), is_pretokenized, add_special_tokens
+            )
 
     def _hf(self):
         # HF's Tokenizer (subword.tokenizers) over this tokenizer's model, its pipeline built in
         # the core from the model's tokenizer.json form, made on first use and again when the
-        # model or the prefix space changes: encoding is what HF does on the saved file.
-        core, prefix = self._ready(), self._prefix_space()
+        # model or the prefix space changes: encoding is what HF does on the saved file. Read
+        # on every call, so the check is written out.
         made = self.__dict__.get("_hf_of")
-        if made is None or made[0] is not core or made[1] != prefix:
-            pipeline = _core.CorePipeline.of_core_bpe(core, prefix)
-            made = (core, prefix, _HFTokenizer._from_core(pipeline))
-            made[2]._take_parts(self._parts)
-            self._hf_of = made
+        core = self._core
+        if (
+            made is not None
+            and core is not None
+            and made[0] is core
+            and made[1] == bool(self._pre_tokenizer.add_prefix_space)
+        ):
+            return made[2]
+        core, prefix = self._ready(), self._prefix_space()
+        pipeline = _core.CorePipeline.of_core_bpe(core, prefix)
+        made = (core, prefix, _HFTokenizer._from_core(pipeline))
+        made[2]._take_parts(self._parts)
+        self._hf_of = made
         return made[2]
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
