@@ -24,7 +24,6 @@ use pyo3::types::PyList;
 use pyo3::types::PyString;
 use pyo3::IntoPyObjectExt;
 use rayon::prelude::*;
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -748,17 +747,17 @@ fn tuple_of((id, t): &(u32, AddedToken)) -> AddedTuple {
     )
 }
 
-/// A sequence as Python gives it: a text (borrowed from the str for one call, owned in a
-/// batch), or words already cut (`is_pretokenized`).
+/// A sequence as Python gives it: a text (borrowed from the str), or words already cut
+/// (`is_pretokenized`).
 pub enum PyInput<'a> {
-    Text(Cow<'a, str>),
+    Text(&'a str),
     Words(Vec<String>),
 }
 
 impl<'a> PyInput<'a> {
     fn of(ob: &'a Bound<'_, PyAny>) -> PyResult<Self> {
         if let Ok(text) = ob.downcast::<PyString>() {
-            return utf8(text).map(|t| PyInput::Text(Cow::Borrowed(t)));
+            return utf8(text).map(PyInput::Text);
         }
         let words: Vec<Bound<'_, PyString>> = ob.extract().map_err(|_| {
             PyTypeError::new_err(format!(
@@ -778,15 +777,6 @@ impl<'a> PyInput<'a> {
             PyInput::Text(t) => t.len(),
             PyInput::Words(w) => w.iter().map(String::len).sum(),
         }
-    }
-}
-
-impl<'py> FromPyObject<'py> for PyInput<'static> {
-    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
-        Ok(match PyInput::of(ob)? {
-            PyInput::Text(t) => PyInput::Text(Cow::Owned(t.into_owned())),
-            PyInput::Words(w) => PyInput::Words(w),
-        })
     }
 }
 
@@ -962,17 +952,36 @@ impl PyPipeline {
         .map_err(to_py)
     }
 
-    /// Each input is a sequence and an optional pair; padded to the batch's longest when
-    /// padding is on.
+    /// Each input is a sequence, or a (sequence, pair) tuple whose pair may be None; padded to
+    /// the batch's longest when padding is on. The texts are read in place (the list holds
+    /// them while the core encodes), not copied.
     #[pyo3(signature = (inputs, add_special_tokens=true, num_threads=0))]
     fn encode_batch(
         &self,
         py: Python<'_>,
-        inputs: Vec<(PyInput<'static>, Option<PyInput<'static>>)>,
+        inputs: &Bound<'_, PyList>,
         add_special_tokens: bool,
         num_threads: usize,
     ) -> PyResult<Vec<PyColumns>> {
         let p = &self.inner;
+        let mut held = Vec::with_capacity(inputs.len());
+        for item in inputs.iter() {
+            if item.is_instance_of::<PyString>() {
+                held.push((item, None));
+                continue;
+            }
+            let (a, b): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "encode_batch: an input is a sequence or a (sequence, pair) tuple, not {}",
+                    type_name(&item)
+                ))
+            })?;
+            held.push((a, (!b.is_none()).then_some(b)));
+        }
+        let inputs = held
+            .iter()
+            .map(|(a, b)| Ok((PyInput::of(a)?, b.as_ref().map(PyInput::of).transpose()?)))
+            .collect::<PyResult<Vec<_>>>()?;
         let run = || -> crate::error::Result<Vec<PyColumns>> {
             crate::pool::install(num_threads, || {
                 let mut all: Vec<Encoded> = inputs

@@ -500,9 +500,9 @@ class Tokenizer:
                 "or call encode"
             )
         if not is_pretokenized and type(input) is list and all(type(x) is str for x in input):
-            # The common batch, a list of texts, without the per-item checks below (the core
-            # still refuses what it cannot encode, e.g. a lone surrogate).
-            inputs = [(x, None) for x in input]
+            # The common batch, a list of texts, handed over as it is, without the per-item
+            # checks below (the core still refuses what it cannot encode, e.g. a lone surrogate).
+            inputs = input
         else:
             inputs = []
             for k, item in enumerate(input):
