@@ -166,6 +166,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyEncoded>()?;
     m.add_class::<PyClassic>()?;
     m.add_class::<PyMerges>()?;
+    // A result's columns, in the order `EncodingColumns.column(k)` reads them.
+    m.add("ENCODING_COLUMNS", pipeline::COLUMN_NAMES)?;
     m.add("GPT2_PATTERN", crate::pretokenize::GPT2_PATTERN)?;
     m.add("CL100K_PATTERN", crate::pretokenize::CL100K_PATTERN)?;
     m.add("O200K_PATTERN", crate::pretokenize::O200K_PATTERN)?;

@@ -329,7 +329,9 @@ impl PyColumns {
     }
 }
 
-const COLUMN_NAMES: [&str; 8] = [
+/// The result's columns by name, in `column(k)`'s order (Python reads them as
+/// `_core.ENCODING_COLUMNS`).
+pub(super) const COLUMN_NAMES: [&str; 8] = [
     "ids",
     "tokens",
     "type_ids",

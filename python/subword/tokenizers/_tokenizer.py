@@ -155,16 +155,8 @@ class Encoding(metaclass=ABCMeta):  # noqa: B024 - an ABC so the core result reg
     __hash__ = None  # type: ignore[assignment]
 
 
-_COLUMNS = (
-    "ids",
-    "tokens",
-    "type_ids",
-    "offsets",
-    "word_ids",
-    "sequence_ids",
-    "special_tokens_mask",
-    "attention_mask",
-)
+# The columns, in the order the core's result reads them.
+_COLUMNS = tuple(_core.ENCODING_COLUMNS)
 
 
 def _column(k: int, name: str) -> property:
