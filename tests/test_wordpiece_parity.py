@@ -1076,3 +1076,15 @@ def test_bad_numbers_in_a_file_are_refused(json_path):
     doc["padding"]["pad_id"] = -1
     with pytest.raises(ValueError, match="pad_id must be a non-negative integer"):
         subword.Tokenizer.from_str(json.dumps(doc))
+
+
+def test_byte_level_only_calls_are_refused_clearly(json_path):
+    # What only the byte-level BPE Tokenizer has is a clear error on subword's WordPiece
+    # Tokenizer, not an AttributeError from inside it.
+    sw = subword.Tokenizer.from_file(str(json_path))
+    with pytest.raises(ValueError, match="encode_iterable is for byte-level BPE"):
+        sw.encode_iterable(["hello"])
+    with pytest.raises(ValueError, match="no tiktoken form"):
+        sw.to_encoding()
+    with pytest.raises(NotImplementedError, match="subword.tokenizers.Tokenizer.from_str"):
+        sw.post_process(sw.encode("hello"))

@@ -348,3 +348,15 @@ class WordPieceTokenizer(Tokenizer):
         raise ValueError(
             "to_encoding is for byte-level BPE; a WordPiece tokenizer has no tiktoken form"
         )
+
+    def encode_iterable(self, iterable):
+        raise ValueError(
+            "encode_iterable is for byte-level BPE (ids of a text streamed in pieces); encode a "
+            "WordPiece tokenizer's texts one by one, or with encode_batch"
+        )
+
+    def post_process(self, encoding, pair=None, add_special_tokens: bool = True):
+        raise NotImplementedError(
+            "post_process is not available on subword's WordPiece Tokenizer; the HF drop-in has "
+            "it: subword.tokenizers.Tokenizer.from_str(tok.to_str()).post_process(...)"
+        )
