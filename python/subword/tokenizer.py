@@ -26,6 +26,7 @@ from .tokenizers import models as _hf_models
 from .tokenizers import processors as _hf_processors
 from .tokenizers._tokenizer import Encoding as _HFEncoding
 from .tokenizers._tokenizer import Tokenizer as _HFTokenizer
+from .tokenizers.normalizers import NFC as _NFC
 from .training import _feed_documents
 
 __all__ = ["Tokenizer", "Encoded"]
@@ -46,15 +47,7 @@ Encoded.register(_HFEncoding)
 
 
 def _is_nfc(normalizer) -> bool:
-    from .tokenizers.normalizers import NFC
-
-    return type(normalizer) is NFC
-
-
-def _nfc():
-    from .tokenizers.normalizers import NFC
-
-    return NFC()
+    return type(normalizer) is _NFC
 
 
 def _as_hf_processor(value):
@@ -233,15 +226,16 @@ class Tokenizer:
 
     def _beyond_ranks(self) -> list[str]:
         """The parts set here that a rank encoder (``subword.Encoding``) cannot run."""
-        parts = self._parts
-        named = [
-            ("a " + type(parts.normalizer).__name__ + " normalizer", parts.normalizer is not None
-             and not _is_nfc(parts.normalizer)),
-            ("a post-processor", parts.post_processor is not None),
-            ("truncation", parts.truncation is not None),
-            ("padding", parts.padding is not None),
-        ]  # fmt: skip
-        return [name for name, present in named if present]
+        parts, beyond = self._parts, []
+        if parts.normalizer is not None and not _is_nfc(parts.normalizer):
+            beyond.append(f"a {type(parts.normalizer).__name__} normalizer")
+        if parts.post_processor is not None:
+            beyond.append("a post-processor")
+        if parts.truncation is not None:
+            beyond.append("truncation")
+        if parts.padding is not None:
+            beyond.append("padding")
+        return beyond
 
     def _rank_encoder_for(self, what: str):
         beyond = self._beyond_ranks()
@@ -524,7 +518,7 @@ class Tokenizer:
             tok._parts._take_parts(_HFTokenizer.from_str(json_str))
             doc = {**doc, **dict.fromkeys(around)}
         elif nfc:
-            tok._parts.normalizer = _nfc()
+            tok._parts.normalizer = _NFC()
         tok._load_doc(doc)
         return tok
 
@@ -563,7 +557,7 @@ class Tokenizer:
         tok = cls(BPE())
         tok._core = enc._core
         if enc._core.normalize() == "NFC":
-            tok._parts.normalizer = _nfc()
+            tok._parts.normalizer = _NFC()
         pattern = enc._core.pattern()
         chain = enc._core.pattern_chain()
         if chain is None and pattern in ("", _core.GPT2_PATTERN):

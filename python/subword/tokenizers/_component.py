@@ -8,12 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 # How many times any component has changed (a field set, a sequence's member replaced): a
-# tokenizer reuses its pipeline without asking each stage while this has not moved.
+# tokenizer reuses its pipeline without asking each stage while this has not moved (read as
+# ``_changes[0]``, a subscript, on every encode call).
 _changes = [0]
-
-
-def changes() -> int:
-    return _changes[0]
 
 
 def _changed() -> None:
