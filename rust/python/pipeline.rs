@@ -595,11 +595,10 @@ type Columns = (
     Vec<u8>,
 );
 
-/// The tokens of `columns`, each one's string kept in `strings` (padding keeps its mark, so
-/// it stays padding).
 /// A result's columns and its overflowing windows' (one level, as HF's results have them).
 type Sequence = (Columns, Vec<Columns>);
 
+/// A result and its windows as `post_process` takes them, their token strings in `strings`.
 fn windows_of((main, overflow): Sequence, strings: &mut Vec<String>) -> PyResult<Windows> {
     let mut w = Windows::new(encoding_of(main, strings)?);
     for o in overflow {
@@ -608,6 +607,8 @@ fn windows_of((main, overflow): Sequence, strings: &mut Vec<String>) -> PyResult
     Ok(w)
 }
 
+/// The tokens of `columns`, each one's string kept in `strings` (padding keeps its mark, so
+/// it stays padding).
 fn encoding_of(
     (ids, tokens, type_ids, offsets, words, attention): Columns,
     strings: &mut Vec<String>,
